@@ -1,0 +1,118 @@
+"""Lab discovery: a lab is a folder under labs/ with a lab.toml; the grader knows nothing else about it."""
+
+from __future__ import annotations
+
+import re
+import sys
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
+
+KIT_ROOT = Path(__file__).resolve().parent.parent
+LABS_DIR = KIT_ROOT / "labs"
+REFERENCE_DIR = KIT_ROOT / "reference"
+
+
+class LabError(Exception):
+    """A usage error about labs (unknown lab, broken metadata): reported in one line, exit status 2."""
+
+
+@dataclass(frozen=True)
+class Task:
+    id: str
+    title: str
+
+
+@dataclass(frozen=True)
+class Lab:
+    id: str
+    title: str
+    folder: Path
+    public: tuple[str, ...]
+    allowed_imports: tuple[str, ...]
+    tasks: tuple[Task, ...]
+    starter_sources: tuple[str, ...] = ()
+    starter_docstring: str = ""
+    limits: dict = field(default_factory=dict)
+
+    @property
+    def tests(self) -> Path:
+        return self.folder / "test_lab.py"
+
+    @property
+    def starter(self) -> Path:
+        return self.folder / "starter.py"
+
+    @property
+    def handout(self) -> Path:
+        return self.folder / "README.md"
+
+    @property
+    def reference_package(self) -> str:
+        return f"reference.{self.id}"
+
+    @property
+    def reference_dir(self) -> Path:
+        return REFERENCE_DIR / self.id
+
+    def task(self, task_id: str) -> Task:
+        for task in self.tasks:
+            if task.id == task_id:
+                return task
+        known = ", ".join(t.id for t in self.tasks)
+        raise LabError(f"lab {self.id} has no task {task_id!r} (its tasks: {known})")
+
+
+def normalize_lab_id(name: str) -> str:
+    """Accept what people type: 'ch06', '06', '6' and 'CH06' all mean ch06."""
+    name = name.strip()
+    if re.fullmatch(r"\d+", name):
+        return f"ch{int(name):02d}"
+    if re.fullmatch(r"(?i)ch\d+", name):
+        return f"ch{int(name[2:]):02d}"
+    return name
+
+
+def _load(folder: Path) -> Lab:
+    meta_path = folder / "lab.toml"
+    try:
+        meta = tomllib.loads(meta_path.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise LabError(f"{meta_path.relative_to(KIT_ROOT)}: cannot read lab metadata: {exc}") from None
+    starter = meta.get("starter", {})
+    return Lab(
+        id=meta.get("id", folder.name),
+        title=meta["title"],
+        folder=folder,
+        public=tuple(meta["public"]),
+        allowed_imports=tuple(meta.get("allowed_imports", ())),
+        tasks=tuple(Task(t["id"], t["title"]) for t in meta["tasks"]),
+        starter_sources=tuple(starter.get("sources", ())),
+        starter_docstring=starter.get("docstring", ""),
+        limits=dict(meta.get("limits", {})),
+    )
+
+
+@cache
+def discover() -> dict[str, Lab]:
+    """Every lab of the kit, by id, in a stable order."""
+    labs = {}
+    for meta in sorted(LABS_DIR.glob("*/lab.toml")):
+        lab = _load(meta.parent)
+        labs[lab.id] = lab
+    return labs
+
+
+def get(name: str) -> Lab:
+    """The lab called ``name`` (see normalize_lab_id), or LabError naming the labs that exist."""
+    labs = discover()
+    lab_id = normalize_lab_id(name)
+    if lab_id not in labs:
+        known = ", ".join(labs) or "none"
+        raise LabError(f"unknown lab {name!r}; the labs are: {known}")
+    return labs[lab_id]

@@ -1,0 +1,145 @@
+"""pytest plugin (registered as the ``labkit`` entry point): points, tasks and verdicts for lab tests.
+
+For every test marked ``graded`` it attaches to pytest-json-report's entry the test's
+task, points and a verdict: an outcome in the report's vocabulary, a one-paragraph
+message and a hint. With ``LABKIT_PROGRESS`` set it also streams the collected test
+list and each test's start to that file, so the grader knows what was running if the
+process dies. Outside lab tests it does nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import traceback
+from pathlib import Path
+
+import pytest
+
+from .labs import KIT_ROOT
+from .seam import IMPL_ENV, SubmissionError
+from .testing.checks import LabCheckFailure
+
+PROGRESS_ENV = "LABKIT_PROGRESS"
+MESSAGE_LIMIT = 600
+
+_progress_key = pytest.StashKey[object]()
+_verdict_key = pytest.StashKey[dict]()
+
+
+class WorkerFailure(Exception):
+    """Raised by an isolation layer when the code under test timed out or crashed (see the wall)."""
+
+    outcome = "crashed"
+
+    def __init__(self, message: str, hint: str = ""):
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+
+
+def test_id(item) -> str:
+    """A report id without paths: the test's name and its parameters."""
+    return item.nodeid.split("::", 1)[-1]
+
+
+def graded_info(item) -> dict | None:
+    marker = item.get_closest_marker("graded")
+    if marker is None:
+        return None
+    return {"task": marker.kwargs["task"], "points": marker.kwargs["points"], "hint": marker.kwargs.get("hint", "")}
+
+
+def _emit(config, event: dict):
+    stream = config.stash.get(_progress_key, None)
+    if stream is not None:
+        stream.write(json.dumps(event) + "\n")
+        stream.flush()
+
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "graded(task, points, hint=''): a lab test worth `points` in `task`; `hint` is shown on failure"
+    )
+    path = os.environ.get(PROGRESS_ENV)
+    if path:
+        config.stash[_progress_key] = open(path, "a", encoding="utf-8")  # noqa: SIM115 - closed in unconfigure
+
+
+def pytest_unconfigure(config):
+    stream = config.stash.get(_progress_key, None)
+    if stream is not None:
+        stream.close()
+
+
+def pytest_collection_finish(session):
+    tests = []
+    for item in session.items:
+        info = graded_info(item)
+        if info is None:
+            if Path(str(item.fspath)).name == "test_lab.py":
+                raise pytest.UsageError(f"{item.nodeid} has no @graded(task, points) marker: every lab test counts")
+            continue
+        tests.append({"id": test_id(item), "task": info["task"], "points": info["points"]})
+    _emit(session.config, {"event": "collected", "tests": tests})
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_protocol(item, nextitem):
+    _emit(item.config, {"event": "start", "id": test_id(item)})
+
+
+def _code_under_test_files() -> set[str]:
+    """Files whose frames are the student's (or the reference's) code, to point at the failing line."""
+    impl = os.environ.get(IMPL_ENV, "mine")
+    if impl == "ref":
+        return {str(p) for p in (KIT_ROOT / "reference").rglob("*.py")}
+    if impl == "mine":
+        return {str(p) for p in (KIT_ROOT / "labs").glob("*/starter.py")}
+    return {str(Path(impl).resolve())}
+
+
+def _where(exc: BaseException) -> str:
+    """'starter.py:42 in backward' for the innermost frame of the code under test, if any."""
+    files = _code_under_test_files()
+    found = None
+    for frame in traceback.extract_tb(exc.__traceback__):
+        if frame.filename in files:
+            found = frame
+    if found is None:
+        return ""
+    return f"{Path(found.filename).name}:{found.lineno} in {found.name}"
+
+
+def _clip(text: str) -> str:
+    text = text.strip()
+    return text if len(text) <= MESSAGE_LIMIT else text[: MESSAGE_LIMIT - 3] + "..."
+
+
+def classify(exc: BaseException, static_hint: str) -> dict:
+    """The report's outcome, message and hint for an exception raised by a graded test."""
+    if isinstance(exc, LabCheckFailure):
+        return {"outcome": "failed", "message": _clip(exc.message), "hint": exc.hint or static_hint}
+    if isinstance(exc, SubmissionError):
+        return {"outcome": "error", "message": _clip(exc.message), "hint": exc.hint}
+    if isinstance(exc, WorkerFailure):
+        return {"outcome": exc.outcome, "message": _clip(exc.message), "hint": exc.hint or static_hint}
+    where = _where(exc)
+    at = f" ({where})" if where else ""
+    if isinstance(exc, NotImplementedError):
+        return {"outcome": "failed", "message": _clip(f"not implemented yet: {exc}{at}"), "hint": static_hint}
+    if isinstance(exc, AssertionError):
+        return {"outcome": "failed", "message": _clip(str(exc) or "assertion failed"), "hint": static_hint}
+    return {"outcome": "error", "message": _clip(f"{type(exc).__name__}: {exc}{at}"), "hint": static_hint}
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_json_runtest_metadata(item, call):
+    info = graded_info(item)
+    if info is None:
+        return {}
+    if call.excinfo is not None and _verdict_key not in item.stash:
+        if not call.excinfo.errisinstance((pytest.skip.Exception, pytest.xfail.Exception)):
+            item.stash[_verdict_key] = classify(call.excinfo.value, info["hint"])
+    verdict = item.stash.get(_verdict_key, None)
+    return {"labkit": {"task": info["task"], "points": info["points"], "verdict": verdict}}

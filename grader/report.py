@@ -1,0 +1,109 @@
+"""The canonical report: one versioned JSON document per graded submission.
+
+Every other format (the terminal table, and later exports) is computed from it.
+It holds no absolute paths.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import platform
+import tempfile
+from datetime import datetime, timezone
+from pathlib import Path
+
+from . import __version__
+from .labs import Lab
+from .runner import TestResult
+from .seam import Implementation
+
+SCHEMA = "labkit.report/1"
+
+
+def _number(x: float) -> float | int:
+    """Points as ints when they are whole, so reports read 3 rather than 3.0."""
+    return int(x) if float(x).is_integer() else round(float(x), 6)
+
+
+def _numpy_version() -> str:
+    try:
+        import numpy
+    except ImportError:  # pragma: no cover - numpy is a dependency
+        return "unknown"
+    return numpy.__version__
+
+
+def build_report(
+    lab: Lab,
+    impl: Implementation,
+    results: list[TestResult],
+    *,
+    isolation: dict,
+    duration_s: float,
+    flags: list[dict] | None = None,
+) -> dict:
+    tasks = []
+    for task in lab.tasks:
+        mine = [r for r in results if r.task == task.id]
+        tasks.append(
+            {
+                "id": task.id,
+                "title": task.title,
+                "score": _number(sum(r.points for r in mine)),
+                "max_score": _number(sum(r.max_points for r in mine)),
+                "passed": sum(r.outcome == "passed" for r in mine),
+                "tests": len(mine),
+            }
+        )
+    score = sum(r.points for r in results)
+    max_score = sum(r.max_points for r in results)
+    counts = {outcome: sum(r.outcome == outcome for r in results) for outcome in
+              ("passed", "failed", "error", "timeout", "crashed", "not_run")}
+    return {
+        "schema": SCHEMA,
+        "lab": lab.id,
+        "lab_title": lab.title,
+        "impl": impl.kind,
+        "implementation": {"kind": impl.kind, "name": impl.display_name(lab), "sha256": impl.sha256(lab)},
+        "isolation": isolation,
+        "score": _number(score),
+        "max_score": _number(max_score),
+        "all_passed": counts["passed"] == len(results),
+        "counts": counts,
+        "tasks": tasks,
+        "tests": [
+            {
+                "id": r.id,
+                "task": r.task,
+                "outcome": r.outcome,
+                "points": _number(r.points),
+                "max_points": _number(r.max_points),
+                "duration_s": r.duration_s,
+                "message": r.message,
+                "hint": r.hint,
+            }
+            for r in results
+        ],
+        "flags": flags or [],
+        "kit": {"version": __version__, "tests_sha256": hashlib.sha256(lab.tests.read_bytes()).hexdigest()},
+        "python": platform.python_version(),
+        "numpy": _numpy_version(),
+        "created": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "duration_s": round(duration_s, 3),
+    }
+
+
+def write_report(report: dict, path: Path) -> None:
+    """Write atomically: a reader sees the old report or the new one, never half of one."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump(report, f, indent=2)
+            f.write("\n")
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

@@ -1,0 +1,94 @@
+"""Checks that teach: exact conversions of what the code under test returned, and failure messages
+that say what was computed, what was expected, and what the likely bug is."""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+
+import numpy as np
+
+
+class LabCheckFailure(AssertionError):
+    """A failed check: ``message`` says what went wrong, ``hint`` what to look at."""
+
+    def __init__(self, message: str, hint: str = ""):
+        super().__init__(message + (f"\nhint: {hint}" if hint else ""))
+        self.message = message
+        self.hint = hint
+
+
+def fail(message: str, hint: str = ""):
+    raise LabCheckFailure(message, hint)
+
+
+def show(x) -> str:
+    """A compact one-line rendering of a number or an array for messages."""
+    if isinstance(x, np.ndarray):
+        text = np.array2string(x, precision=6, threshold=24, edgeitems=3, max_line_width=10_000, separator=", ")
+        return " ".join(text.split())
+    if isinstance(x, float):
+        return f"{x:.10g}"
+    return repr(x)
+
+
+_FLOAT_TYPES = (float, np.float64)
+
+
+def as_float(x, what: str) -> float:
+    """``x`` as an exact Python float, or a failure naming ``what`` had the wrong type.
+
+    Only float and numpy float64 are accepted: an object that merely claims to equal
+    a number proves nothing.
+    """
+    if type(x) not in _FLOAT_TYPES:
+        fail(
+            f"{what} should be a float, got {type(x).__name__}",
+            "store numbers as Python floats, e.g. float(data)",
+        )
+    return float(x)
+
+
+def as_array(x, what: str) -> np.ndarray:
+    """A private float64 copy of ``x``, which must be a float64 numpy array."""
+    if type(x) is not np.ndarray:
+        fail(
+            f"{what} should be a numpy array, got {type(x).__name__}",
+            "store arrays as float64 numpy arrays, e.g. np.array(data, dtype=np.float64)",
+        )
+    if x.dtype != np.float64:
+        fail(f"{what} should have dtype float64, got {x.dtype}", "convert with dtype=np.float64")
+    return np.array(x, dtype=np.float64, copy=True)
+
+
+def expect_shape(got: tuple, expected: tuple, what: str, hint: str = ""):
+    if tuple(got) != tuple(expected):
+        fail(f"{what}: expected shape {tuple(expected)}, got {tuple(got)}", hint)
+
+
+def expect_close(got, expected, what: str, *, atol: float = 1e-9, rtol: float = 1e-9, hint: str = ""):
+    """Fail unless ``got`` (already an exact float or float64 array) matches ``expected`` elementwise."""
+    got_arr, exp_arr = np.asarray(got, dtype=np.float64), np.asarray(expected, dtype=np.float64)
+    if got_arr.shape != exp_arr.shape:
+        fail(f"{what}: expected shape {exp_arr.shape}, got {got_arr.shape}", hint)
+    if not np.allclose(got_arr, exp_arr, atol=atol, rtol=rtol, equal_nan=True):
+        message = f"{what}: expected {show(expected)}, got {show(got)}"
+        if got_arr.size > 1:
+            error = np.abs(got_arr - exp_arr)
+            error[np.isnan(error)] = np.inf
+            worst = np.unravel_index(np.argmax(error), error.shape)
+            message += f" (largest difference at index {tuple(int(i) for i in worst)})"
+        fail(message, hint)
+
+
+@contextmanager
+def raises(exc_type: type[BaseException], what: str, hint: str = ""):
+    """Expect ``exc_type`` from the block; say which call should have raised when it does not.
+
+    Any other exception is left to propagate: it is the code under test's own error,
+    reported as such.
+    """
+    try:
+        yield
+    except exc_type:
+        return
+    fail(f"{what} should raise {exc_type.__name__}, but it returned normally", hint)

@@ -1,0 +1,1 @@
+"""The labs: one folder per lab, with its handout, starter, shared tests and metadata."""

@@ -1,0 +1,529 @@
+"""Lab ch06's tests: one file for every implementation.
+
+The code under test comes from the seam (``IMPL=mine|ref|path``), never from an
+import of a starter or a reference. Tests use only the handout's public API,
+convert every returned value to an exact float or float64 array before comparing,
+and take expected gradients from the kit's own checker (grader.testing), never from
+the gradcheck the student can edit.
+
+Run them with ``make lab CH=06`` (a table and a score) or ``IMPL=ref pytest labs/ch06/test_lab.py``.
+"""
+
+import numpy as np
+import pytest
+
+from grader import under_test
+from grader.testing import (
+    as_array,
+    as_float,
+    check_scalar_gradients,
+    check_tensor_gradients,
+    expect_close,
+    expect_shape,
+    fail,
+    graded,
+    raises,
+)
+from labs.ch06.xor_mlp import train_xor
+
+lab = under_test("ch06")
+
+ACCUMULATE = "add each contribution with +=: a value used twice receives the sum of both uses"
+UNBROADCAST = "sum the gradient of a broadcast operand over the axes it was stretched along (unbroadcast)"
+
+
+def rng(seed=0):
+    return np.random.default_rng(seed)
+
+
+def value_grads(*values):
+    return [as_float(v.grad, f"input {i}'s .grad") for i, v in enumerate(values)]
+
+
+# ---------------------------------------------------------------------------
+# Task 1: Value, the scalar engine
+# ---------------------------------------------------------------------------
+
+
+@graded(task="value", points=1, hint="Value.__init__ stores float(data) in .data and 0.0 in .grad")
+def test_value_stores_float_data_and_zero_grad():
+    for raw in (3, 2.5, -1):
+        v = lab.Value(raw)
+        expect_close(as_float(v.data, f"Value({raw}).data"), float(raw), f"Value({raw}).data")
+        expect_close(as_float(v.grad, f"Value({raw}).grad"), 0.0, f"Value({raw}).grad before backward()")
+
+
+@graded(task="value", points=3, hint="multiply each local derivative by the gradient arriving from above")
+def test_value_hand_derived_gradients():
+    # f = (a b + c)^2 at a = 2, b = -3, c = 10: u = -6, s = 4, f = 16.
+    a, b, c = lab.Value(2.0), lab.Value(-3.0), lab.Value(10.0)
+    f = (a * b + c) ** 2
+    f.backward()
+    expect_close(as_float(f.data, "f.data"), 16.0, "f = (a*b + c)**2 at a=2, b=-3, c=10")
+    expect_close(value_grads(a, b, c), [-24.0, 16.0, 8.0], "(df/da, df/db, df/dc) for f = (a*b + c)**2")
+
+
+@graded(task="value", points=2, hint=ACCUMULATE)
+def test_value_used_twice_gets_both_contributions():
+    x = lab.Value(3.0)
+    y = x * x + x
+    y.backward()
+    got = as_float(x.grad, "x.grad")
+    if got != 7.0:
+        why = {3.0: "only the multiply's last contribution arrived", 1.0: "only the addition's contribution arrived"}
+        fail(f"y = x*x + x at x = 3: expected dy/dx exactly 7.0, got {got:g}", why.get(got, ACCUMULATE))
+    # The same leaf in every operand position: a rule that assigns instead of adding loses a contribution.
+    for name, f in REUSE_CASES.items():
+        check_scalar_gradients(lab.Value, f, [1.5], f"Value {name}", hint=ACCUMULATE)
+
+
+REUSE_CASES = {
+    "x + x*x": lambda x: x + x * x,
+    "(x + 1) * x": lambda x: (x + 1.0) * x,
+    "x * (x - 1)": lambda x: x * (x - 1.0),
+    "(x / 2) * x / x": lambda x: (x / 2.0) * x / x,
+    "x.tanh() * x.exp() + x.log()": lambda x: x.tanh() * x.exp() + x.log(),
+    "x.relu() * x ** 2": lambda x: x.relu() * x**2,
+}
+
+
+@graded(task="value", points=2, hint="run backward steps in reverse topological order, each node exactly once")
+def test_value_diamond_needs_topological_order():
+    # u = 3a feeds both the multiply and the addition of f = u*u + u: du = 2u + 1 = 13, da = 39.
+    a = lab.Value(2.0)
+    u = a * 3.0
+    f = u * u + u
+    f.backward()
+    got = as_float(a.grad, "a.grad")
+    if got != 39.0:
+        why = {
+            42.0: "u's backward step ran twice: a node must run once, after all its consumers",
+            3.0: "u's backward step ran before the multiply had contributed to u.grad",
+        }
+        fail(f"f = u*u + u with u = 3a at a = 2: expected df/da = 39, got {got:g}", why.get(got, ""))
+
+
+UNARY_CASES = {
+    "exp": (lambda x: x.exp(), 0.7),
+    "log": (lambda x: x.log(), 1.3),
+    "tanh": (lambda x: x.tanh(), -0.4),
+    "relu_positive": (lambda x: x.relu(), 1.5),
+    "relu_negative": (lambda x: x.relu(), -0.8),
+    "pow_3": (lambda x: x**3, 1.7),
+    "pow_negative": (lambda x: x**-1, 0.6),
+    "pow_half": (lambda x: x**0.5, 2.0),
+    "neg": (lambda x: -x, 1.2),
+    "chain": (lambda x: (x * 2.0).exp().log().tanh(), 0.3),
+}
+
+
+@pytest.mark.parametrize("case", list(UNARY_CASES))
+@graded(task="value", points=0.5, hint="each function's backward rule is its derivative times out.grad")
+def test_value_unary_functions(case):
+    f, at = UNARY_CASES[case]
+    check_scalar_gradients(lab.Value, f, [at], f"Value {case}")
+
+
+BINARY_CASES = {
+    "add": lambda a, b: a + b,
+    "sub": lambda a, b: a - b,
+    "mul": lambda a, b: a * b,
+    "div": lambda a, b: a / b,
+    "number_plus": lambda a, b: 2.0 + a * b,
+    "number_minus": lambda a, b: 2.0 - a * b,
+    "number_times": lambda a, b: 3.0 * a + b,
+    "number_over": lambda a, b: 2.0 / (a * b),
+    "minus_number": lambda a, b: a * b - 2.0,
+    "over_number": lambda a, b: a * b / 4.0,
+}
+
+
+@pytest.mark.parametrize("case", list(BINARY_CASES))
+@graded(
+    task="value",
+    points=0.5,
+    hint="a reflected operator (__radd__, __rsub__, __rmul__, __rtruediv__) gets the number as `other`: "
+    "2 - x is other - self",
+)
+def test_value_arithmetic_and_reflected_operators(case):
+    check_scalar_gradients(lab.Value, BINARY_CASES[case], [1.5, -0.7], f"Value {case}")
+
+
+@graded(task="value", points=1, hint="accept only int or float exponents; anything else raises TypeError")
+def test_value_pow_rejects_a_variable_exponent():
+    with raises(TypeError, "Value(2.0) ** Value(3.0)"):
+        lab.Value(2.0) ** lab.Value(3.0)
+
+
+@graded(task="value", points=1, hint="relu passes the gradient only where the input is > 0 (strictly)")
+def test_value_relu_gradient_is_zero_at_zero():
+    x = lab.Value(0.0)
+    y = x.relu()
+    y.backward()
+    expect_close(as_float(y.data, "relu(0).data"), 0.0, "relu(0)")
+    expect_close(as_float(x.grad, "x.grad"), 0.0, "d relu(x)/dx at x = 0")
+
+
+@graded(task="value", points=2, hint="leaves accumulate across backward() calls; intermediates are reset each call")
+def test_value_second_backward_accumulates_leaves_only():
+    x = lab.Value(3.0)
+    y = x * x + x
+    y.backward()
+    y.backward()
+    got = as_float(x.grad, "x.grad")
+    if got != 14.0:
+        why = {
+            7.0: "the leaf's gradient was reset or overwritten: only intermediate nodes are zeroed",
+            21.0: "intermediate gradients were not reset, so the second call counted the first again",
+        }
+        fail(f"two calls of y.backward() for y = x*x + x at 3: expected x.grad = 2 * 7 = 14, got {got:g}",
+             why.get(got, ""))
+
+
+# ---------------------------------------------------------------------------
+# Task 2: Tensor, the array engine
+# ---------------------------------------------------------------------------
+
+
+@graded(task="tensor", points=2, hint="Tensor.__init__: data = np.array(data, dtype=np.float64), grad = zeros")
+def test_tensor_construction():
+    for raw, shape in (([[1, 2, 3], [4, 5, 6]], (2, 3)), (3, ()), (np.arange(4.0), (4,))):
+        t = lab.Tensor(raw)
+        data = as_array(t.data, f"Tensor({raw!r}).data")
+        grad = as_array(t.grad, f"Tensor({raw!r}).grad")
+        expect_close(data, np.array(raw, dtype=np.float64), f"Tensor({raw!r}).data")
+        expect_close(grad, np.zeros(shape), f"Tensor({raw!r}).grad before backward()")
+        if tuple(t.shape) != shape or t.ndim != len(shape):
+            fail(f"Tensor({raw!r}): expected shape {shape} and ndim {len(shape)}, got {t.shape} and {t.ndim}")
+
+
+def weighted(out, seed=7):
+    """out * fixed weights, summed: a scalar whose gradient differs entry by entry, so wrong axes show."""
+    weights = np.random.default_rng(seed).normal(size=out.shape)
+    return (out * weights).sum()
+
+
+def positive(*shape, seed=0):
+    return np.random.default_rng(seed).uniform(0.5, 2.0, size=shape)
+
+
+def normal(*shape, seed=0):
+    return np.random.default_rng(seed).normal(size=shape)
+
+
+# The chapter's eighteen gradient checks, each on shapes that expose a wrong axis or a missing transpose.
+GRADCHECK_CASES = {
+    "add_bias_broadcast": (lambda a, b: weighted(a + b), [normal(3, 4), normal(4, seed=1)], UNBROADCAST),
+    "sub_column_row": (lambda a, b: weighted(a - b), [normal(3, 1), normal(1, 4, seed=1)], UNBROADCAST),
+    "mul_column_row": (lambda a, b: weighted(a * b), [normal(3, 1), normal(1, 4, seed=1)], UNBROADCAST),
+    "div_broadcast": (lambda a, b: weighted(a / b), [normal(2, 3), positive(3, seed=1)],
+                      "d(a/b)/db = -a / b**2; " + UNBROADCAST),
+    "pow": (lambda a: weighted(a**3 + a**-0.5), [positive(2, 3)], "d(x**k)/dx = k * x**(k-1)"),
+    "neg_and_numbers": (lambda a: weighted(2.0 - 3.0 * (-a) / 4.0 + 1.0), [normal(2, 3)],
+                        "2.0 - t and 3.0 * t use __rsub__ and __rmul__"),
+    "exp": (lambda a: weighted(a.exp()), [normal(2, 3)], "d exp(x)/dx = exp(x)"),
+    "log": (lambda a: weighted(a.log()), [positive(2, 3)], "d log(x)/dx = 1/x"),
+    "tanh": (lambda a: weighted(a.tanh()), [normal(2, 3)], "d tanh(x)/dx = 1 - tanh(x)**2"),
+    "relu": (lambda a: weighted(a.relu()), [np.array([[-1.5, -0.3], [0.4, 2.0]])],
+             "relu passes the gradient where x > 0 and blocks it elsewhere"),
+    "matmul": (lambda a, b: weighted(a @ b), [normal(2, 3), normal(3, 4, seed=1)],
+               "for C = A @ B: dA = dC @ B^T and dB = A^T @ dC"),
+    "batched_matmul_shared_weight": (lambda x, w: weighted(x @ w), [normal(2, 5, 3), normal(3, 4, seed=1)],
+                                     "swap the last two axes for the transpose, and sum the shared "
+                                     "weight's gradient over the batch axis"),
+    "sum_axis": (lambda a: weighted(a.sum(axis=1)) + weighted(a.sum(axis=0, keepdims=True), seed=8),
+                 [normal(3, 4)], "put the summed axis back (size 1) before broadcasting the gradient"),
+    "sum_tuple_and_negative_axes": (lambda a: weighted(a.sum(axis=(0, 2))) + weighted(a.sum(axis=-1), seed=8),
+                                    [normal(2, 3, 4)], "normalise negative and tuple axes before expanding them"),
+    "mean_over_two_axes": (lambda a: weighted(a.mean(axis=(0, 1))), [normal(2, 3, 4)],
+                           "a mean over N entries is the sum times 1/N"),
+    "reshape": (lambda a: weighted(a.reshape(3, 4) @ a.reshape((4, 3))), [normal(2, 6)],
+                "reshape's backward reshapes the gradient back to the input's shape"),
+    "transpose": (lambda a: weighted(a.transpose()) + weighted(a.transpose(0, 2), seed=8), [normal(2, 3, 4)],
+                  "transpose(axis1, axis2) swaps exactly two axes (not .T, which reverses them all)"),
+    "two_layer_tanh_network": (
+        lambda x, w1, b1, w2: (((x @ w1 + b1).tanh() @ w2) ** 2).mean(),
+        [normal(5, 3), normal(3, 4, seed=1), normal(4, seed=2), normal(4, 2, seed=3)],
+        "check each operation alone first: the cases above isolate them",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(GRADCHECK_CASES))
+@graded(task="tensor", points=1.5)
+def test_tensor_gradcheck(case):
+    f, inputs, hint = GRADCHECK_CASES[case]
+    check_tensor_gradients(lab.Tensor, f, inputs, f"Tensor {case}", hint=hint)
+
+
+@pytest.mark.parametrize("case", list(REUSE_CASES))
+@graded(task="tensor", points=0.5, hint=ACCUMULATE)
+def test_tensor_used_twice_gets_all_contributions(case):
+    data = positive(2, 3) if "log" in case else normal(2, 3)
+    f = REUSE_CASES[case]
+    check_tensor_gradients(lab.Tensor, lambda t: weighted(f(t)), [data], f"Tensor {case}")
+
+
+@graded(task="tensor", points=2, hint=UNBROADCAST)
+def test_broadcast_gradients_have_operand_shapes():
+    a = lab.Tensor(normal(3, 1))
+    b = lab.Tensor(normal(1, 4, seed=1))
+    (a * b).sum().backward()
+    grad_a, grad_b = as_array(a.grad, "a.grad"), as_array(b.grad, "b.grad")
+    expect_shape(grad_a.shape, (3, 1), "(3, 1) * (1, 4): the (3, 1) operand's gradient", UNBROADCAST)
+    expect_shape(grad_b.shape, (1, 4), "(3, 1) * (1, 4): the (1, 4) operand's gradient", UNBROADCAST)
+    expect_close(grad_a, np.full((3, 1), normal(1, 4, seed=1).sum()), "(3, 1) operand's gradient", atol=1e-12)
+    expect_close(grad_b, np.full((1, 4), normal(3, 1).sum()), "(1, 4) operand's gradient", atol=1e-12)
+
+
+@graded(task="tensor", points=2, hint="np.matmul broadcasts leading axes; unbroadcast both gradients")
+def test_matmul_broadcasts_leading_axes():
+    check_tensor_gradients(
+        lab.Tensor,
+        lambda a, b: weighted(a @ b),
+        [normal(2, 1, 3, 4), normal(5, 4, 2, seed=1)],
+        "Tensor (2, 1, 3, 4) @ (5, 4, 2)",
+        hint="the transpose is a swap of the last two axes; " + UNBROADCAST,
+    )
+
+
+@graded(task="tensor", points=1, hint="check ndim < 2 on either operand and raise ValueError")
+def test_matmul_rejects_operands_with_fewer_than_two_axes():
+    m, v = lab.Tensor(normal(2, 3)), lab.Tensor(normal(3))
+    with raises(ValueError, "Tensor (2, 3) @ Tensor (3,)"):
+        m @ v
+    with raises(ValueError, "Tensor (3,) @ Tensor (3, 2)"):
+        v @ lab.Tensor(normal(3, 2))
+
+
+@graded(task="tensor", points=1, hint="without a seed, backward() needs a single-element tensor")
+def test_backward_without_seed_needs_a_single_element():
+    x = lab.Tensor(normal(3))
+    y = x * 2.0
+    with raises(ValueError, "backward() on a (3,) output without a gradient"):
+        y.backward()
+
+
+@graded(task="tensor", points=2, hint="seed the output's gradient with the grad argument instead of ones")
+def test_backward_with_explicit_seed():
+    x = lab.Tensor([1.0, 2.0, 3.0])
+    y = x * 2.0
+    y.backward(np.array([1.0, 0.0, -1.0]))
+    expect_close(as_array(x.grad, "x.grad"), [2.0, 0.0, -2.0], "x.grad after (x * 2).backward([1, 0, -1])")
+
+
+@graded(task="tensor", points=2, hint="leaves accumulate across backward() calls; intermediates are reset each call")
+def test_backward_accumulates_on_leaves_only():
+    data = normal(2, 3)
+    x = lab.Tensor(data)
+    y = (x * x).sum()
+    y.backward()
+    y.backward()
+    got = as_array(x.grad, "x.grad")
+    expected = 2 * (2 * data)
+    if got.shape == data.shape and not np.allclose(got, expected):
+        for factor, why in (
+            (1, "the leaf's gradient was reset or overwritten by the second call"),
+            (4, "intermediate gradients were not reset, so the second call counted the first again"),
+        ):
+            if np.allclose(got, factor * 2 * data):
+                fail(f"y = (x * x).sum(), y.backward() twice: expected x.grad = 2 * 2x, got {factor} * 2x", why)
+    expect_close(got, expected, "x.grad after two calls of y.backward() for y = (x * x).sum()")
+
+
+@graded(task="tensor", points=2, hint="run backward steps in reverse topological order, each node exactly once")
+def test_backward_diamond_needs_topological_order():
+    data = normal(2, 2)
+    check_tensor_gradients(lab.Tensor, lambda a: ((a * 3.0) * (a * 3.0) + a * 3.0).sum(), [data], "diamond")
+    a = lab.Tensor(data)
+    u = a * 3.0
+    (u * u + u).sum().backward()
+    expect_close(as_array(a.grad, "a.grad"), 3.0 * (2 * 3.0 * data + 1), "diamond f = (u*u + u).sum(), u = 3a")
+
+
+@graded(task="tensor", points=2, hint="sort the graph with an explicit stack, not recursion (the recursion limit is 1000)")
+def test_deep_graph_does_not_recurse():
+    x = lab.Tensor(1.5)
+    y = x
+    for _ in range(20_000):
+        y = y + 1.0
+    y.backward()
+    got = as_array(x.grad, "x.grad")
+    if got.shape != () or float(got) != 1.0:
+        fail(f"a chain of 20,000 additions: expected x.grad exactly 1.0, got {got!r}")
+
+
+@graded(task="tensor", points=1, hint="reshape(*shape) also accepts one tuple; transpose swaps two axes only")
+def test_shape_operations_forward():
+    t = lab.Tensor(normal(2, 3, 4))
+    for expr, shape in (
+        (lambda: t.reshape(4, 6), (4, 6)),
+        (lambda: t.reshape((6, 4)), (6, 4)),
+        (lambda: t.transpose(), (2, 4, 3)),
+        (lambda: t.transpose(0, 1), (3, 2, 4)),
+        (lambda: t.sum(axis=-1, keepdims=True), (2, 3, 1)),
+        (lambda: t.mean(axis=(0, 2)), (3,)),
+    ):
+        expect_shape(as_array(expr().data, "the result's .data").shape, shape, "the result")
+
+
+# ---------------------------------------------------------------------------
+# Task 3: gradient checking with your engine (gradcheck itself is provided)
+# ---------------------------------------------------------------------------
+
+
+@graded(task="gradcheck", points=1, hint="gradcheck is provided; it needs your Tensor's ops and backward()")
+def test_gradcheck_accepts_correct_gradients():
+    lab.gradcheck(lambda a, b: ((a * b).tanh() + a).sum(), [normal(2, 3), normal(2, 3, seed=1)])
+
+
+@graded(task="gradcheck", points=1, hint="gradcheck must raise GradcheckError (an AssertionError) on a wrong rule")
+def test_gradcheck_rejects_a_noop_backward_rule():
+    # Tensor(a.data * 3.0) computes the right forward value but passes no gradient back to a.
+    def detached_triple(a):
+        return lab.Tensor(as_array(a.data, "a.data") * 3.0).sum()
+
+    if not issubclass(lab.GradcheckError, AssertionError):
+        fail("GradcheckError must subclass AssertionError")
+    with raises(lab.GradcheckError, "gradcheck on a function whose backward passes nothing"):
+        lab.gradcheck(detached_triple, [normal(2, 2)])
+
+
+@graded(task="gradcheck", points=1, hint="gradcheck needs f to return a single-element Tensor")
+def test_gradcheck_rejects_a_multi_element_output():
+    with raises(ValueError, "gradcheck on a function returning a (2, 2) tensor"):
+        lab.gradcheck(lambda a: a * 2.0, [normal(2, 2)])
+
+
+@graded(task="gradcheck", points=1, hint="gradcheck works on private copies of its inputs")
+def test_gradcheck_leaves_inputs_untouched():
+    x = normal(2, 3)
+    kept = x.copy()
+    lab.gradcheck(lambda a: (a * a).sum(), [x])
+    expect_close(x, kept, "the array passed to gradcheck", atol=0, rtol=0)
+
+
+@graded(task="gradcheck", points=1, hint="numerical_grad is provided; f must return a float")
+def test_numerical_grad_agrees_with_your_engine():
+    x = normal(2, 3)
+    got = as_array(
+        lab.numerical_grad(lambda v: float(as_array((lab.Tensor(v) ** 2).sum().data, "the loss's .data")), x),
+        "numerical_grad's result",
+    )
+    expect_close(got, 2 * x, "numerical_grad of sum(x**2)", atol=1e-6, rtol=1e-6)
+
+
+# ---------------------------------------------------------------------------
+# Task 4: the chapter's exercises
+# ---------------------------------------------------------------------------
+
+
+@graded(task="exercises", points=2, hint="tanh's derivative is 1 - tanh**2, times the gradient from above")
+def test_exercise_a_tanh_neuron():
+    a, b, c = lab.Value(2.0), lab.Value(-1.0), lab.Value(1.5)
+    f = (a * b + c).tanh()
+    f.backward()
+    got = [as_float(f.data, "f.data"), *value_grads(a, b, c)]
+    printed = ["-0.4621", "-0.7864", "1.5729", "0.7864"]  # the chapter's figures, 4 decimals
+    shown = [f"{g:.4f}" for g in got]
+    if shown != printed:
+        fail(f"f = tanh(a*b + c) at (2, -1, 1.5): expected f, df/da, df/db, df/dc = {printed}, got {shown}")
+
+
+@graded(task="exercises", points=2, hint="exercise (b): d(a/b)/da = 1/b and d(a/b)/db = -a/b**2")
+def test_exercise_b_division():
+    a_data, b_data = normal(2, 3), positive(2, 3, seed=1)
+    a, b = lab.Tensor(a_data), lab.Tensor(b_data)
+    (a / b).sum().backward()
+    expect_close(as_array(a.grad, "a.grad"), 1 / b_data, "d(a/b)/da", rtol=1e-9)
+    expect_close(as_array(b.grad, "b.grad"), -a_data / b_data**2, "d(a/b)/db", rtol=1e-9)
+
+
+@pytest.mark.parametrize("shape", [(3, 4), (4, 4)], ids=["3x4", "4x4_square"])
+@graded(
+    task="exercises",
+    points=1.5,
+    hint="exercise (d): without np.expand_dims the (n,) gradient broadcasts along the wrong axis; "
+    "a square input hides the shape error but not the wrong values",
+)
+def test_exercise_d_sum_backward_restores_the_axis(shape):
+    x = lab.Tensor(normal(*shape))
+    s = x.sum(axis=1)
+    seed = np.arange(1.0, shape[0] + 1)  # a different upstream gradient for each row
+    s.backward(seed)
+    expected = np.repeat(seed[:, None], shape[1], axis=1)  # row i's gradient copied across row i
+    expect_close(as_array(x.grad, "x.grad"), expected, f"x.grad for x.sum(axis=1) on a {shape} input, seeded 1..n")
+
+
+@pytest.mark.parametrize("scale", [1.0, 4.0], ids=["unit", "scaled_by_4"])
+@graded(task="exercises", points=1.5, hint="exercise (e): d sigmoid(x)/dx = s * (1 - s) with s = sigmoid(x)")
+def test_exercise_e_sigmoid(scale):
+    x = scale * np.random.default_rng(1).normal(size=(3, 4))
+    check_tensor_gradients(lab.Tensor, lambda a: (a.sigmoid() ** 2).sum(), [x], f"sigmoid ** 2, inputs scaled by {scale}")
+
+
+def softmax(z):
+    """Softmax over the last axis, composed of engine operations (exercise f)."""
+    shift = as_array(z.data, "z.data").max(axis=-1, keepdims=True)  # a constant: softmax ignores shifts
+    e = (z - shift).exp()
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def cross_entropy(z, y):
+    """Mean over rows of -log softmax(z)[target], with one-hot targets y."""
+    return -(softmax(z).log() * y).sum(axis=-1).mean()
+
+
+@graded(task="exercises", points=4, hint="exercise (f) composes exp, sum(keepdims=True), division and log")
+def test_exercise_f_composed_softmax_and_cross_entropy():
+    g = np.random.default_rng(1)
+    w = g.normal(size=(2, 5))
+    z = g.normal(size=(2, 5))
+    check_tensor_gradients(lab.Tensor, lambda t: (softmax(t) * w).sum(), [z], "softmax(z) * w, summed")
+    y = np.eye(6)[[0, 4, 2]]
+    check_tensor_gradients(lab.Tensor, lambda t: cross_entropy(t, y), [g.normal(size=(3, 6))], "cross-entropy")
+
+
+# ---------------------------------------------------------------------------
+# Task 5: train XOR
+# ---------------------------------------------------------------------------
+
+# The chapter's trace (reference engine, full precision), printed there to 5 decimals.
+XOR_TRACE = {
+    0: 0.7657616518339618,
+    100: 0.22574474717320414,
+    200: 0.18359477998071644,
+    300: 0.13689256874613562,
+    400: 0.08255527866150389,
+    500: 0.0353499446380547,
+    600: 0.010783983586208773,
+    606: 0.009952363585128436,
+}
+XOR_PREDICTIONS = [0.07, 0.904, 0.919, 0.138]
+# A correct engine agrees to the printed digits, or differs by one in the last one.
+PRINTED_LOSS_TOLERANCE = 1e-5
+
+
+@graded(task="xor", points=8, hint="get every Tensor test passing first: XOR uses @, broadcasting, tanh, ** and mean")
+def test_xor_training_reproduces_the_chapter():
+    run = train_xor(lab.Tensor, max_steps=700)
+    for step, expected in XOR_TRACE.items():
+        if step > run.last_step:
+            fail(f"XOR training stopped at step {run.last_step}; the chapter's run reaches step 606")
+        expect_close(run.losses[step], expected, f"XOR loss at step {step}", atol=PRINTED_LOSS_TOLERANCE, rtol=0)
+    if run.last_step != 606:
+        fail(f"XOR: the loss should first drop below 0.01 at step 606, got step {run.last_step}")
+    expect_close(run.predictions, XOR_PREDICTIONS, "XOR predictions at step 606", atol=1e-3, rtol=0)
+
+
+@graded(task="xor", points=4, hint="without zeroing, each step uses the sum of every gradient so far")
+def test_xor_without_zeroing_overshoots():
+    run = train_xor(lab.Tensor, zero_grad=False, max_steps=200)
+    losses = np.array(run.losses)
+    lowest = int(np.argmin(losses))
+    if lowest != 157:
+        fail(f"XOR without zeroing the gradients: the loss should bottom out at step 157, got step {lowest}")
+    expect_close(losses[157], 0.023155900304043214, "lowest loss without zeroing", atol=PRINTED_LOSS_TOLERANCE, rtol=0)
+    expect_close(losses[199], 0.33423123102206237, "loss at step 199 without zeroing (overshot)",
+                 atol=PRINTED_LOSS_TOLERANCE, rtol=0)
+

@@ -1,0 +1,345 @@
+"""The tensor engine: the scalar algorithm on float64 numpy arrays, with broadcasting."""
+
+import numpy as np
+
+
+def _unbroadcast(grad, shape):
+    """Sum ``grad`` down to ``shape``, undoing numpy broadcasting.
+
+    Broadcasting padded the operand's shape with size-1 axes on the left and then
+    stretched every size-1 axis: the gradient is summed over the padded axes (which
+    are dropped) and over the stretched ones (which are kept, with size 1).
+    """
+    # BEGIN SOLUTION tensor
+    if grad.shape == shape:
+        return grad
+    while grad.ndim > len(shape):
+        grad = grad.sum(axis=0)
+    for axis, size in enumerate(shape):
+        if size == 1 and grad.shape[axis] != 1:
+            grad = grad.sum(axis=axis, keepdims=True)
+    return grad
+    # END SOLUTION
+
+
+def _axes(axis, ndim):
+    """Normalise ``axis`` (None, an int, a negative int or a tuple) to a tuple of axes >= 0."""
+    # BEGIN SOLUTION tensor
+    if axis is None:
+        return tuple(range(ndim))
+    if isinstance(axis, int):
+        axis = (axis,)
+    axes = []
+    for a in axis:
+        if not -ndim <= a < ndim:
+            raise ValueError(f"axis {a} is out of range for a tensor with {ndim} axes")
+        axes.append(a % ndim)
+    return tuple(axes)
+    # END SOLUTION
+
+
+class Tensor:
+    """A float64 array that remembers how it was computed, so gradients can flow back through it.
+
+    Public contract (the lab's tests use only this):
+      - ``Tensor(data)``: ``.data`` is a float64 ndarray (from an array, a list or a
+        number); ``.grad`` is a float64 array of zeros with the same shape;
+        ``.shape`` and ``.ndim`` are those of ``.data``.
+      - ``+ - * /`` with another Tensor, an array or a number on either side, with numpy
+        broadcasting; ``** k`` for a constant k; unary ``-``. The gradient of an operand
+        always has that operand's shape: broadcast axes are summed back.
+      - ``a @ b`` for operands with at least 2 axes, batched over the leading axes with
+        broadcasting; fewer than 2 axes raises ``ValueError``.
+      - ``sum`` and ``mean`` over ``axis`` (None, an int, a negative int or a tuple),
+        with ``keepdims``; ``reshape(*shape)`` or ``reshape(shape)``;
+        ``transpose(axis1=-2, axis2=-1)`` swaps two axes.
+      - ``exp() log() tanh() relu() sigmoid()``, elementwise.
+      - ``backward(grad=None)``: adds d(sum(grad * self))/d(leaf) into ``.grad`` of every
+        leaf; ``grad`` defaults to 1 for a single-element tensor and is required (else
+        ``ValueError``) otherwise. Leaf gradients accumulate across calls; intermediate
+        gradients are recomputed from zero on every call. The graph may be deep (the
+        topological sort must not recurse).
+    """
+
+    # numpy defers to Tensor's reflected operators, so ``array + tensor`` is a Tensor.
+    __array_ufunc__ = None
+
+    def __init__(self, data, _parents=(), _op=""):
+        """Store ``data`` as a float64 array and a zero gradient of the same shape."""
+        # BEGIN SOLUTION tensor
+        # A leaf keeps a private copy, so the caller's array cannot change under it.
+        self.data = np.asarray(data, dtype=np.float64) if _parents else np.array(data, dtype=np.float64)
+        self.grad = np.zeros_like(self.data)
+        self._parents = _parents
+        self._op = _op
+        self._backward = lambda: None  # a leaf passes nothing on
+        # END SOLUTION
+
+    @property
+    def shape(self):
+        """The shape of ``data``."""
+        return self.data.shape
+
+    @property
+    def ndim(self):
+        """The number of axes of ``data``."""
+        return self.data.ndim
+
+    def __repr__(self):
+        return f"Tensor(data={self.data}, grad={self.grad})"
+
+    @staticmethod
+    def _lift(x):
+        """Wrap a number or an array as a leaf Tensor; a Tensor is returned as it is."""
+        return x if isinstance(x, Tensor) else Tensor(x)
+
+    # Binary operations: the scalar rules, with every input gradient unbroadcast.
+    def __add__(self, other):
+        """Return ``self + other`` (broadcasting)."""
+        # BEGIN SOLUTION tensor
+        other = Tensor._lift(other)
+        out = Tensor(self.data + other.data, (self, other), "+")
+
+        def backward():
+            self.grad += _unbroadcast(out.grad, self.shape)
+            other.grad += _unbroadcast(out.grad, other.shape)
+
+        out._backward = backward
+        return out
+        # END SOLUTION
+
+    def __mul__(self, other):
+        """Return ``self * other``, elementwise (broadcasting)."""
+        # BEGIN SOLUTION tensor
+        other = Tensor._lift(other)
+        out = Tensor(self.data * other.data, (self, other), "*")
+
+        def backward():
+            self.grad += _unbroadcast(out.grad * other.data, self.shape)
+            other.grad += _unbroadcast(out.grad * self.data, other.shape)
+
+        out._backward = backward
+        return out
+        # END SOLUTION
+
+    def __pow__(self, k):
+        """Return ``self ** k``, elementwise, for a constant int or float ``k``."""
+        # BEGIN SOLUTION tensor
+        if isinstance(k, bool) or not isinstance(k, (int, float)):
+            raise TypeError(f"Tensor ** k needs a constant int or float k, got {type(k).__name__}")
+        out = Tensor(self.data**k, (self,), f"**{k}")
+
+        def backward():
+            self.grad += k * self.data ** (k - 1) * out.grad
+
+        out._backward = backward
+        return out
+        # END SOLUTION
+
+    def __matmul__(self, other):
+        """Return ``self @ other``: a matrix product on the last two axes, batched over the rest."""
+        # BEGIN SOLUTION tensor
+        other = Tensor._lift(other)
+        if self.ndim < 2 or other.ndim < 2:
+            raise ValueError(f"@ needs operands with at least 2 axes, got {self.shape} and {other.shape}")
+        out = Tensor(np.matmul(self.data, other.data), (self, other), "@")
+
+        def backward():
+            # C = A B  =>  dA = dC B^T,  dB = A^T dC, on the last two axes of every matrix in the stack
+            self.grad += _unbroadcast(np.matmul(out.grad, np.swapaxes(other.data, -1, -2)), self.shape)
+            other.grad += _unbroadcast(np.matmul(np.swapaxes(self.data, -1, -2), out.grad), other.shape)
+
+        out._backward = backward
+        return out
+        # END SOLUTION
+
+    # Built from the rules above: no new derivatives.
+    def __neg__(self):
+        """Return ``-self``."""
+        # BEGIN SOLUTION tensor
+        return self * -1.0
+        # END SOLUTION
+
+    def __sub__(self, other):
+        """Return ``self - other`` (broadcasting)."""
+        # BEGIN SOLUTION tensor
+        return self + (-Tensor._lift(other))
+        # END SOLUTION
+
+    def __truediv__(self, other):
+        """Return ``self / other``, elementwise (broadcasting)."""
+        # BEGIN SOLUTION tensor
+        return self * Tensor._lift(other) ** -1
+        # END SOLUTION
+
+    def __radd__(self, other):
+        """Return ``other + self`` for a number or an array ``other``."""
+        # BEGIN SOLUTION tensor
+        return Tensor._lift(other) + self
+        # END SOLUTION
+
+    def __rsub__(self, other):
+        """Return ``other - self`` for a number or an array ``other``."""
+        # BEGIN SOLUTION tensor
+        return Tensor._lift(other) - self
+        # END SOLUTION
+
+    def __rmul__(self, other):
+        """Return ``other * self`` for a number or an array ``other``."""
+        # BEGIN SOLUTION tensor
+        return Tensor._lift(other) * self
+        # END SOLUTION
+
+    def __rtruediv__(self, other):
+        """Return ``other / self`` for a number or an array ``other``."""
+        # BEGIN SOLUTION tensor
+        return Tensor._lift(other) / self
+        # END SOLUTION
+
+    # Elementwise functions.
+    def exp(self):
+        """Return e ** self, elementwise."""
+        # BEGIN SOLUTION tensor
+        out = Tensor(np.exp(self.data), (self,), "exp")
+
+        def backward():
+            self.grad += out.grad * out.data
+
+        out._backward = backward
+        return out
+        # END SOLUTION
+
+    def log(self):
+        """Return the natural logarithm of self, elementwise."""
+        # BEGIN SOLUTION tensor
+        out = Tensor(np.log(self.data), (self,), "log")
+
+        def backward():
+            self.grad += out.grad / self.data
+
+        out._backward = backward
+        return out
+        # END SOLUTION
+
+    def tanh(self):
+        """Return tanh(self), elementwise."""
+        # BEGIN SOLUTION tensor
+        t = np.tanh(self.data)
+        out = Tensor(t, (self,), "tanh")
+
+        def backward():
+            self.grad += out.grad * (1.0 - t * t)
+
+        out._backward = backward
+        return out
+        # END SOLUTION
+
+    def relu(self):
+        """Return max(self, 0), elementwise; the gradient is 0 where self <= 0."""
+        # BEGIN SOLUTION tensor
+        positive = self.data > 0
+        out = Tensor(np.where(positive, self.data, 0.0), (self,), "relu")
+
+        def backward():
+            self.grad += out.grad * positive
+
+        out._backward = backward
+        return out
+        # END SOLUTION
+
+    def sigmoid(self):
+        """Return 1 / (1 + e ** -self), elementwise (exercise e)."""
+        # BEGIN SOLUTION exercises
+        s = 1.0 / (1.0 + np.exp(-self.data))
+        out = Tensor(s, (self,), "sigmoid")
+
+        def backward():
+            self.grad += out.grad * s * (1.0 - s)
+
+        out._backward = backward
+        return out
+        # END SOLUTION
+
+    # Reductions and shape changes.
+    def sum(self, axis=None, keepdims=False):
+        """Sum over ``axis`` (None: every axis; an int, a negative int or a tuple)."""
+        # BEGIN SOLUTION tensor
+        axes = _axes(axis, self.ndim)
+        out = Tensor(self.data.sum(axis=axes, keepdims=keepdims), (self,), "sum")
+
+        def backward():
+            # Put the summed axes back as size 1, then copy the gradient along them.
+            g = out.grad if keepdims else np.expand_dims(out.grad, axes)
+            self.grad += np.broadcast_to(g, self.shape)
+
+        out._backward = backward
+        return out
+        # END SOLUTION
+
+    def mean(self, axis=None, keepdims=False):
+        """Mean over ``axis``, as ``sum`` takes it: a sum times 1/N."""
+        # BEGIN SOLUTION tensor
+        axes = _axes(axis, self.ndim)
+        count = 1
+        for a in axes:
+            count *= self.shape[a]
+        return self.sum(axis=axes, keepdims=keepdims) * (1.0 / count)
+        # END SOLUTION
+
+    def reshape(self, *shape):
+        """Return the same entries in a new shape, given as ``reshape(2, 3)`` or ``reshape((2, 3))``."""
+        # BEGIN SOLUTION tensor
+        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+            shape = tuple(shape[0])
+        out = Tensor(self.data.reshape(shape), (self,), "reshape")
+
+        def backward():
+            self.grad += out.grad.reshape(self.shape)
+
+        out._backward = backward
+        return out
+        # END SOLUTION
+
+    def transpose(self, axis1=-2, axis2=-1):
+        """Swap two axes, by default the last two (a transpose of every matrix in a stack)."""
+        # BEGIN SOLUTION tensor
+        out = Tensor(np.swapaxes(self.data, axis1, axis2), (self,), "transpose")
+
+        def backward():
+            self.grad += np.swapaxes(out.grad, axis1, axis2)
+
+        out._backward = backward
+        return out
+        # END SOLUTION
+
+    def backward(self, grad=None):
+        """Add d(sum(grad * self))/d(x) into ``x.grad`` for every leaf tensor x this one depends on."""
+        # BEGIN SOLUTION tensor
+        if grad is None:
+            if self.data.size != 1:
+                raise ValueError(
+                    f"backward() without a gradient needs a single-element tensor, got shape {self.shape}"
+                )
+            grad = np.ones_like(self.data)
+        grad = np.asarray(grad, dtype=np.float64)
+        if grad.shape != self.shape:
+            raise ValueError(f"backward(grad): grad has shape {grad.shape}, expected {self.shape}")
+        # Iterative post-order depth-first search: deep graphs must not hit the recursion limit.
+        order, seen, stack = [], set(), [(self, False)]
+        while stack:
+            node, expanded = stack.pop()
+            if expanded:
+                order.append(node)
+                continue
+            if id(node) in seen:
+                continue
+            seen.add(id(node))
+            stack.append((node, True))
+            stack.extend((p, False) for p in node._parents if id(p) not in seen)
+        for node in order:
+            if node._parents:  # intermediate results are recomputed from scratch on each call
+                node.grad = np.zeros_like(node.data)
+        self.grad = self.grad + grad
+        for node in reversed(order):  # consumers before their inputs
+            node._backward()
+        # END SOLUTION

@@ -1,0 +1,1 @@
+"""One catalogue of mutants per lab: tests/mutants/<lab id>.py defines MUTANTS."""

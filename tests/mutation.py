@@ -1,0 +1,61 @@
+"""Mutants: realistic student bugs, written as small edits of a lab's reference.
+
+Each mutant edits the one-file form of the reference (grader.starter.assemble with
+strip=False) inside one named function, and records which lab tests must catch it.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+from dataclasses import dataclass, field
+
+from grader import labs, starter
+
+
+@dataclass(frozen=True)
+class Mutant:
+    name: str
+    bug: str  # what the student did, in words
+    within: str  # qualified name of the function the edit is in, e.g. "Tensor.__add__"
+    old: str  # text that occurs exactly once in that function
+    new: str
+    caught_by: frozenset[str] = field(default_factory=frozenset)  # the lab test ids that fail
+
+    def __post_init__(self):
+        object.__setattr__(self, "caught_by", frozenset(self.caught_by))
+
+
+def _span(tree: ast.AST, qualname: str) -> tuple[int, int]:
+    parts = qualname.split(".")
+    scope = tree.body
+    node = None
+    for part in parts:
+        matches = [n for n in scope if isinstance(n, (ast.FunctionDef, ast.ClassDef)) and n.name == part]
+        if len(matches) != 1:
+            raise LookupError(f"{qualname}: no single definition of {part!r}")
+        node = matches[0]
+        scope = node.body
+    return node.lineno, node.end_lineno
+
+
+def apply(source: str, mutant: Mutant) -> str:
+    """The source with the mutant's edit made; LookupError if the edit does not apply exactly once."""
+    first, last = _span(ast.parse(source), mutant.within)
+    lines = source.splitlines(keepends=True)
+    body = "".join(lines[first - 1 : last])
+    count = body.count(mutant.old)
+    if count != 1:
+        raise LookupError(f"mutant {mutant.name}: {mutant.old!r} occurs {count} times in {mutant.within}")
+    mutated = "".join(lines[: first - 1]) + body.replace(mutant.old, mutant.new) + "".join(lines[last:])
+    if mutated == source:
+        raise LookupError(f"mutant {mutant.name} changes nothing")
+    return mutated
+
+
+def reference_source(lab_id: str) -> str:
+    return starter.assemble(labs.get(lab_id), strip=False)
+
+
+def catalogue(lab_id: str) -> list[Mutant]:
+    return importlib.import_module(f"tests.mutants.{lab_id}").MUTANTS
