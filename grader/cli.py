@@ -121,6 +121,4 @@ def make_starter(lab_names, check):
             lab.starter.write_text(text, encoding="utf-8")
             click.echo(f"wrote {lab.starter.relative_to(labs.KIT_ROOT)}")
     if stale:
-        raise click.ClickException(
-            f"starter out of date with its reference: {', '.join(stale)} (run `grader starter`)"
-        )
+        raise click.ClickException(f"starter out of date with its reference: {', '.join(stale)} (run `grader starter`)")

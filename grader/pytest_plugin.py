@@ -25,6 +25,8 @@ MESSAGE_LIMIT = 600
 
 _progress_key = pytest.StashKey[object]()
 _verdict_key = pytest.StashKey[dict]()
+_duration_key = pytest.StashKey[float]()
+PASSED = {"outcome": "passed", "message": "", "hint": ""}
 
 
 class WorkerFailure(Exception):
@@ -80,13 +82,33 @@ def pytest_collection_finish(session):
             if Path(str(item.fspath)).name == "test_lab.py":
                 raise pytest.UsageError(f"{item.nodeid} has no @graded(task, points) marker: every lab test counts")
             continue
-        tests.append({"id": test_id(item), "task": info["task"], "points": info["points"]})
+        tests.append({"id": test_id(item), "nodeid": item.nodeid, "task": info["task"], "points": info["points"]})
     _emit(session.config, {"event": "collected", "tests": tests})
 
 
-@pytest.hookimpl(tryfirst=True)
+@pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_protocol(item, nextitem):
     _emit(item.config, {"event": "start", "id": test_id(item)})
+    yield
+    if graded_info(item) is not None:
+        verdict = item.stash.get(_verdict_key, None) or PASSED
+        duration = round(item.stash.get(_duration_key, 0.0), 6)
+        _emit(item.config, {"event": "result", "id": test_id(item), "duration_s": duration, **verdict})
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    report = (yield).get_result()
+    info = graded_info(item)
+    if info is None:
+        return
+    item.stash[_duration_key] = item.stash.get(_duration_key, 0.0) + report.duration
+    if _verdict_key in item.stash:
+        return  # the first failure is the one that explains the test
+    if report.skipped:
+        item.stash[_verdict_key] = {"outcome": "not_run", "message": "skipped", "hint": ""}
+    elif call.excinfo is not None:
+        item.stash[_verdict_key] = classify(call.excinfo.value, info["hint"])
 
 
 def _code_under_test_files() -> set[str]:
@@ -126,6 +148,14 @@ def classify(exc: BaseException, static_hint: str) -> dict:
         return {"outcome": exc.outcome, "message": _clip(exc.message), "hint": exc.hint or static_hint}
     where = _where(exc)
     at = f" ({where})" if where else ""
+    if isinstance(exc, pytest.fail.Exception) and str(exc).startswith("Timeout (>"):
+        limit = str(exc)[len("Timeout (>") :].split("s)")[0]
+        stuck = f"; it was running {where}" if where else ""
+        return {
+            "outcome": "timeout",
+            "message": f"timeout: the test ran longer than its limit of {limit} s{stuck}",
+            "hint": "look for a loop that never ends, or work that grows too fast (e.g. a graph visited many times)",
+        }
     if isinstance(exc, NotImplementedError):
         return {"outcome": "failed", "message": _clip(f"not implemented yet: {exc}{at}"), "hint": static_hint}
     if isinstance(exc, AssertionError):
@@ -136,10 +166,7 @@ def classify(exc: BaseException, static_hint: str) -> dict:
 @pytest.hookimpl(optionalhook=True)
 def pytest_json_runtest_metadata(item, call):
     info = graded_info(item)
-    if info is None:
+    if info is None or call.when != "teardown":
         return {}
-    if call.excinfo is not None and _verdict_key not in item.stash:
-        if not call.excinfo.errisinstance((pytest.skip.Exception, pytest.xfail.Exception)):
-            item.stash[_verdict_key] = classify(call.excinfo.value, info["hint"])
-    verdict = item.stash.get(_verdict_key, None)
+    verdict = item.stash.get(_verdict_key, None) or PASSED
     return {"labkit": {"task": info["task"], "points": info["points"], "verdict": verdict}}

@@ -59,8 +59,10 @@ def build_report(
         )
     score = sum(r.points for r in results)
     max_score = sum(r.max_points for r in results)
-    counts = {outcome: sum(r.outcome == outcome for r in results) for outcome in
-              ("passed", "failed", "error", "timeout", "crashed", "not_run")}
+    counts = {
+        outcome: sum(r.outcome == outcome for r in results)
+        for outcome in ("passed", "failed", "error", "timeout", "crashed", "not_run")
+    }
     return {
         "schema": SCHEMA,
         "lab": lab.id,

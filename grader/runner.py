@@ -8,12 +8,15 @@ died before writing that file.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
-from dataclasses import asdict, dataclass
+import time
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from .labs import KIT_ROOT, Lab
@@ -21,7 +24,10 @@ from .pytest_plugin import PROGRESS_ENV
 from .seam import IMPL_ENV, Implementation
 
 OUTCOMES = ("passed", "failed", "error", "timeout", "crashed", "not_run")
-DEFAULT_RUN_SECONDS = 600
+DEFAULT_RUN_SECONDS = 300
+DEFAULT_TEST_SECONDS = 10
+HANG_GRACE_SECONDS = 5  # beyond a test's limit, before the watchdog kills what pytest-timeout could not stop
+MAX_RESTARTS = 10
 
 
 class GradingError(Exception):
@@ -76,24 +82,47 @@ def _child_env(impl: Implementation, progress: Path, extra_env: dict[str, str]) 
     return env
 
 
-def _read_progress(path: Path) -> tuple[list[dict] | None, list[str]]:
-    """The collected tests (None if collection never finished) and the ids that started, in order."""
-    collected, started = None, []
+@dataclass
+class _Progress:
+    collected: list[dict] | None = None  # None until collection finished
+    started: list[str] = field(default_factory=list)  # test ids, in order
+    results: dict[str, dict] = field(default_factory=dict)  # test id -> the plugin's verdict
+
+
+def _read_progress(path: Path) -> _Progress:
+    progress = _Progress()
     if path.exists():
         for line in path.read_text(encoding="utf-8").splitlines():
             try:
                 event = json.loads(line)
             except json.JSONDecodeError:
                 break  # a line cut short by a dying process
-            if event.get("event") == "collected":
-                collected = event["tests"]
-            elif event.get("event") == "start":
-                started.append(event["id"])
-    return collected, started
+            kind = event.get("event")
+            if kind == "collected":
+                progress.collected = event["tests"]
+            elif kind == "start":
+                progress.started.append(event["id"])
+            elif kind == "result":
+                progress.results[event["id"]] = event
+    return progress
 
 
 def _stage_duration(entry: dict) -> float:
     return round(sum(entry.get(stage, {}).get("duration", 0.0) for stage in ("setup", "call", "teardown")), 6)
+
+
+def _result_from_event(test: dict, event: dict) -> TestResult:
+    points = test["points"] if event["outcome"] == "passed" else 0
+    return TestResult(
+        test["id"],
+        test["task"],
+        event["outcome"],
+        points,
+        test["points"],
+        event["duration_s"],
+        event["message"],
+        event["hint"],
+    )
 
 
 def _result_from_entry(test: dict, entry: dict) -> TestResult:
@@ -112,20 +141,71 @@ def _result_from_entry(test: dict, entry: dict) -> TestResult:
     return TestResult(test["id"], test["task"], outcome, points, test["points"], _stage_duration(entry), message, hint)
 
 
-def _results(collected: list[dict], entries: dict[str, dict], started: list[str], died: str) -> list[TestResult]:
-    """One result per collected test: the score counts only the trusted list of tests."""
-    running = started[-1] if started and started[-1] not in entries else None
-    results = []
-    for test in collected:
-        entry = entries.get(test["id"])
-        if entry is not None:
-            results.append(_result_from_entry(test, entry))
-        elif test["id"] == running:
-            results.append(TestResult(test["id"], test["task"], "crashed", 0, test["points"], 0.0, died, ""))
-        else:
-            reason = f"not run: the test process stopped during {running}" if running else "not run"
-            results.append(TestResult(test["id"], test["task"], "not_run", 0, test["points"], 0.0, reason, ""))
-    return results
+@dataclass
+class _Attempt:
+    """One pytest process: what it collected and finished, and the test it died in, if any."""
+
+    collected: list[dict] | None
+    finished: dict[str, TestResult]  # test id -> result, for every test that finished
+    stopped_in: str | None  # id of the test running when the process died or was killed
+    outcome: str  # for stopped_in: "crashed" or "timeout"
+    reason: str
+    output: str
+
+
+def _kill_group(proc: subprocess.Popen) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+
+
+def _run_once(lab: Lab, impl: Implementation, env_extra: dict, deselect: list[str], budget: float) -> _Attempt:
+    """Run pytest once, killing it if one test outlives its limit (a hang pytest-timeout cannot interrupt)."""
+    test_seconds = float(lab.limits.get("test_seconds", DEFAULT_TEST_SECONDS))
+    with tempfile.TemporaryDirectory(prefix="labkit-run-") as tmp:
+        json_path, progress, output = Path(tmp) / "pytest.json", Path(tmp) / "progress.jsonl", Path(tmp) / "out"
+        extra = [f"--timeout={test_seconds:g}", "--timeout-method=signal"]
+        extra += [arg for nodeid in deselect for arg in ("--deselect", nodeid)]
+        with output.open("w") as out:
+            proc = subprocess.Popen(
+                _pytest_command(lab, json_path, extra),
+                cwd=KIT_ROOT,
+                env=_child_env(impl, progress, env_extra),
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,  # its own process group, killed as a whole
+            )
+            killed, started_at, last_started = "", time.monotonic(), (None, time.monotonic())
+            while proc.poll() is None:
+                time.sleep(0.05)
+                started = _read_progress(progress).started
+                now = time.monotonic()
+                if started and started[-1] != last_started[0]:
+                    last_started = (started[-1], now)
+                if last_started[0] and now - last_started[1] > test_seconds + HANG_GRACE_SECONDS:
+                    killed = f"timeout: the test ran longer than its limit of {test_seconds:g} s and was stopped"
+                elif now - started_at > budget:
+                    killed = f"timeout: the lab's tests did not finish within {budget:.0f} s"
+                if killed:
+                    _kill_group(proc)
+                    break
+        progress_now = _read_progress(progress)
+        points = {t["id"]: t for t in progress_now.collected or []}
+        text = output.read_text(errors="replace")
+        if json_path.exists() and not killed and proc.returncode in (0, 1):
+            report = json.loads(json_path.read_text(encoding="utf-8"))
+            entries = {t["nodeid"].split("::", 1)[-1]: t for t in report.get("tests", [])}
+            finished = {i: _result_from_entry(points[i], e) for i, e in entries.items() if i in points}
+            return _Attempt(progress_now.collected, finished, None, "", "", text)
+        # The process died or was killed: keep what the plugin streamed before it stopped.
+        finished = {i: _result_from_event(points[i], e) for i, e in progress_now.results.items() if i in points}
+        running = next((i for i in reversed(progress_now.started) if i not in finished), None)
+        if killed:
+            return _Attempt(progress_now.collected, finished, running, "timeout", killed, text)
+        status = proc.returncode
+        why = f"killed by signal {-status}" if status < 0 else f"exit status {status}"
+        reason = f"crashed: the test process died ({why}) while this test was running"
+        return _Attempt(progress_now.collected, finished, running, "crashed", reason, text)
 
 
 def run_tests(
@@ -133,33 +213,43 @@ def run_tests(
     impl: Implementation,
     *,
     extra_env: dict[str, str] | None = None,
-    timeout: float = DEFAULT_RUN_SECONDS,
+    timeout: float | None = None,
 ) -> list[TestResult]:
-    """Run every test of ``lab`` against ``impl`` and return one result per test."""
-    with tempfile.TemporaryDirectory(prefix="labkit-run-") as tmp:
-        json_path, progress = Path(tmp) / "pytest.json", Path(tmp) / "progress.jsonl"
-        cmd = _pytest_command(lab, json_path, [])
-        env = _child_env(impl, progress, extra_env or {})
-        died = ""
-        try:
-            proc = subprocess.run(cmd, cwd=KIT_ROOT, env=env, capture_output=True, text=True, timeout=timeout)
-            if proc.returncode not in (0, 1):
-                died = f"the test process died (exit status {proc.returncode}) while this test was running"
-        except subprocess.TimeoutExpired:
-            proc = None
-            died = f"timeout: the lab's tests did not finish within {timeout:.0f} s; this test was running"
-        collected, started = _read_progress(progress)
+    """Run every test of ``lab`` against ``impl`` and return one result per collected test.
+
+    If the test process dies or hangs in a test, that test gets its verdict (crashed or
+    timeout) and the others run again in a fresh process without it, so one bad test
+    costs its own points only.
+    """
+    timeout = timeout or float(lab.limits.get("run_seconds", DEFAULT_RUN_SECONDS))
+    deadline = time.monotonic() + timeout
+    done: dict[str, TestResult] = {}
+    collected: list[dict] | None = None
+    for _ in range(MAX_RESTARTS + 1):
+        nodeids = {t["id"]: t["nodeid"] for t in collected or []}
+        budget = deadline - time.monotonic()
+        if budget <= 0:
+            break
+        attempt = _run_once(lab, impl, extra_env or {}, [nodeids[i] for i in done], budget)
         if collected is None:
-            output = (proc.stdout + proc.stderr).strip() if proc else ""
-            raise GradingError(f"the tests of lab {lab.id} could not be collected:\n{output[-3000:]}")
-        entries = {}
-        if json_path.exists():
-            try:
-                report = json.loads(json_path.read_text(encoding="utf-8"))
-                entries = {t["nodeid"].split("::", 1)[-1]: t for t in report.get("tests", [])}
-            except (json.JSONDecodeError, KeyError, TypeError):
-                died = died or "the test process wrote an unreadable report"
-        return _results(collected, entries, started, died or "the test process stopped during this test")
+            if attempt.collected is None:
+                raise GradingError(f"the tests of lab {lab.id} could not be collected:\n{attempt.output[-3000:]}")
+            collected = attempt.collected
+        done.update(attempt.finished)
+        if attempt.stopped_in is None:
+            break
+        test = next(t for t in collected if t["id"] == attempt.stopped_in)
+        done[test["id"]] = TestResult(
+            test["id"], test["task"], attempt.outcome, 0, test["points"], 0.0, attempt.reason, ""
+        )
+    results = []
+    for test in collected:
+        if test["id"] in done:
+            results.append(done[test["id"]])
+        else:
+            reason = f"not run: the lab's tests used up their time limit of {timeout:g} s"
+            results.append(TestResult(test["id"], test["task"], "not_run", 0, test["points"], 0.0, reason, ""))
+    return results
 
 
 def collect(lab: Lab) -> list[dict]:
@@ -169,7 +259,9 @@ def collect(lab: Lab) -> list[dict]:
         cmd = _pytest_command(lab, Path(tmp) / "pytest.json", ["--collect-only"])
         env = _child_env(Implementation("ref", None), progress, {})
         proc = subprocess.run(cmd, cwd=KIT_ROOT, env=env, capture_output=True, text=True, timeout=120)
-        collected, _ = _read_progress(progress)
+        collected = _read_progress(progress).collected
         if collected is None:
-            raise GradingError(f"the tests of lab {lab.id} could not be collected:\n{(proc.stdout + proc.stderr)[-3000:]}")
+            raise GradingError(
+                f"the tests of lab {lab.id} could not be collected:\n{(proc.stdout + proc.stderr)[-3000:]}"
+            )
         return collected

@@ -93,7 +93,7 @@ def check_tensor_gradients(Tensor, f, inputs, what: str, *, hint: str = "", seed
         out.backward()
     else:
         out.backward(seed_array.copy())
-    for i, (tensor, array) in enumerate(zip(tensors, arrays)):
+    for i, (tensor, array) in enumerate(zip(tensors, arrays, strict=True)):
         got = as_array(tensor.grad, f"{what}: input {i}'s .grad")
         expected = numerical_gradient(lambda x, i=i: spec_loss(i, x), array)
         label = f"{what}: gradient of input {i} (shape {array.shape})" if len(arrays) > 1 else f"{what}: gradient"
@@ -121,7 +121,7 @@ def check_scalar_gradients(Value, f, inputs, what: str, *, hint: str = ""):
         hint="the forward computation is wrong; fix it before looking at gradients",
     )
     out.backward()
-    for i, (leaf, v) in enumerate(zip(leaves, values)):
+    for i, (leaf, v) in enumerate(zip(leaves, values, strict=True)):
         got = as_float(leaf.grad, f"{what}: input {i}'s .grad")
         expected = float(numerical_gradient(lambda x, i=i: spec_loss(i, x), np.array(v)))
         label = f"{what}: d/d(input {i}) at {v:g}" if len(values) > 1 else f"{what}: derivative at {v:g}"

@@ -1,0 +1,156 @@
+"""The `grader` command: exit statuses, one-line usage errors, and broken submissions reported, not fatal."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+from click.testing import CliRunner
+
+from grader import labs, runner
+from grader.cli import main
+from tests.mutation import reference_source
+
+KIT_ROOT = labs.KIT_ROOT
+
+
+def run_cli(*args):
+    return CliRunner().invoke(main, list(args), catch_exceptions=False)
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (["run", "--lab", "ch99"], "unknown lab 'ch99'; the labs are: ch06"),
+        (["run", "--lab", "ch06", "--submission", "no/such/file.py"], "no such file: no/such/file.py"),
+        (["run", "--lab", "ch06", "--submission", "."], "not a file: ."),
+        (["run", "--lab", "ch06", "--impl", "ref", "--submission", "x.py"], "either --impl or --submission"),
+    ],
+)
+def test_usage_errors_exit_2_with_one_line(args, expected):
+    result = run_cli(*args)
+    assert result.exit_code == 2
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("grader: error:") and expected in lines[0], result.output
+
+
+def test_bad_option_value_exits_2():
+    result = CliRunner().invoke(main, ["run", "--lab", "ch06", "--impl", "theirs"])
+    assert result.exit_code == 2
+
+
+def test_lab_names_people_type_are_accepted():
+    assert labs.normalize_lab_id("06") == labs.normalize_lab_id("6") == labs.normalize_lab_id("CH06") == "ch06"
+
+
+def test_python_dash_m_grader_works():
+    proc = subprocess.run([sys.executable, "-m", "grader", "--help"], capture_output=True, text=True, cwd=KIT_ROOT)
+    assert proc.returncode == 0 and "run" in proc.stdout and "list" in proc.stdout
+
+
+def test_list_shows_labs_tasks_and_points():
+    result = run_cli("list")
+    assert result.exit_code == 0
+    assert "ch06" in result.output and "100 points" in result.output
+    assert "Task 1: Value, the scalar engine" in result.output
+
+
+def test_reference_exits_0_and_writes_a_report_without_absolute_paths(tmp_path):
+    out = tmp_path / "report.json"
+    result = run_cli("run", "--lab", "ch06", "--impl", "ref", "--json", str(out))
+    assert result.exit_code == 0, result.output
+    assert "Total: 100/100" in result.output
+    text = out.read_text()
+    assert str(KIT_ROOT) not in text and str(tmp_path) not in text and "/home/" not in text
+    assert json.loads(text)["score"] == 100
+
+
+def test_starter_exits_1():
+    result = run_cli("run", "--lab", "ch06", "--impl", "mine", "--failures-only")
+    assert result.exit_code == 1
+    assert "not implemented yet: Task 1" in result.output
+
+
+def grade_file(tmp_path, name, source):
+    path = tmp_path / name
+    path.write_text(source)
+    out = tmp_path / "report.json"
+    result = run_cli("run", "--lab", "ch06", "--submission", str(path), "--json", str(out))
+    return result, json.loads(out.read_text())
+
+
+BROKEN = {
+    "syntax_error.py": ("class Value:\n    def __init__(self, data)\n        pass\n", "SyntaxError at line 2"),
+    "exits.py": ("import sys\nsys.exit(0)\n", "called exit() while being imported"),
+    "raises.py": ("import numpy as np\n\nx = 1 / 0\n", "raised ZeroDivisionError at line 3"),
+    "empty.py": ("", "does not define"),
+    "missing_module.py": ("import torch_but_not_installed\n", "ModuleNotFoundError at line 1"),
+}
+
+
+@pytest.mark.parametrize("name", list(BROKEN))
+def test_broken_submission_errors_every_test_with_one_clear_message(tmp_path, name):
+    source, expected = BROKEN[name]
+    result, report = grade_file(tmp_path, name, source)
+    assert result.exit_code == 1
+    assert report["score"] == 0
+    assert len(report["tests"]) == len(runner.collect(labs.get("ch06")))  # every test reported, none skipped
+    messages = {t["message"] for t in report["tests"]}
+    assert all(t["outcome"] == "error" for t in report["tests"]), messages
+    assert all(expected in m for m in messages), messages
+
+
+def test_submission_missing_one_name_loses_only_what_needs_it(tmp_path):
+    source = reference_source("ch06").split("class Tensor:")[0]  # Value only
+    result, report = grade_file(tmp_path, "value_only.py", source)
+    assert result.exit_code == 1
+    by_task = {t["id"]: t for t in report["tasks"]}
+    assert by_task["value"]["score"] == by_task["value"]["max_score"]
+    tensor_tests = [t for t in report["tests"] if t["task"] == "tensor"]
+    assert all(t["outcome"] == "error" and "does not define Tensor" in t["message"] for t in tensor_tests)
+
+
+def test_crash_and_hang_in_one_operation_cost_only_their_tests(tmp_path, monkeypatch):
+    source = reference_source("ch06")
+    source = source.replace('out = Value(math.log(self.data), (self,), "log")', "import os; os._exit(3)").replace(
+        'out = Value(math.exp(self.data), (self,), "exp")', "while True: pass"
+    )
+    monkeypatch.setitem(labs.get("ch06").limits, "test_seconds", 3)
+    result, report = grade_file(tmp_path, "crash_and_hang.py", source)
+    outcomes = {t["id"]: t["outcome"] for t in report["tests"]}
+    assert outcomes["test_value_unary_functions[log]"] == "crashed"
+    assert outcomes["test_value_unary_functions[exp]"] == "timeout"
+    assert "exit status 3" in next(t["message"] for t in report["tests"] if t["outcome"] == "crashed")
+    assert "crash_and_hang.py" in next(t["message"] for t in report["tests"] if t["id"].endswith("[exp]"))
+    lost = {i for i, o in outcomes.items() if o != "passed"}
+    assert lost == {
+        "test_value_unary_functions[log]",
+        "test_value_unary_functions[exp]",
+        "test_value_unary_functions[chain]",
+        "test_value_used_twice_gets_both_contributions",
+    }
+
+
+def test_plain_pytest_reads_impl_from_the_environment():
+    env = dict(os.environ, IMPL="ref")
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "labs/ch06/test_lab.py", "-q", "-k", "value", "-p", "no:cacheprovider"],
+        cwd=KIT_ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 0, proc.stdout[-2000:]
+
+
+def test_make_lab_without_a_lab_says_how(tmp_path):
+    proc = subprocess.run(["make", "-s", "lab"], cwd=KIT_ROOT, capture_output=True, text=True)
+    assert proc.returncode == 2 and "make lab CH=06" in proc.stderr
+
+
+def test_reports_hold_no_absolute_paths_for_a_submission(tmp_path):
+    result, report = grade_file(tmp_path, "syntax_error.py", BROKEN["syntax_error.py"][0])
+    text = json.dumps(report)
+    assert str(tmp_path) not in text and str(KIT_ROOT) not in text
+    assert report["implementation"]["name"] == "syntax_error.py"

@@ -1,0 +1,46 @@
+"""Each lab's tests are strong: the reference gets full marks, the pristine starter fails every test
+with a message saying what to implement, and independently written correct submissions get full marks."""
+
+from pathlib import Path
+
+import pytest
+
+from grader import labs
+from tests.grading import failing, grade
+
+LAB_IDS = list(labs.discover())
+SUBMISSIONS = Path(__file__).parent / "submissions"
+CORRECT = sorted(SUBMISSIONS.glob("*/correct_*.py"))
+
+
+@pytest.mark.parametrize("lab_id", LAB_IDS)
+def test_reference_gets_full_marks(lab_id):
+    document = grade(lab_id, "ref")
+    assert not failing(document), {k: v["message"] for k, v in failing(document).items()}
+    assert document["score"] == document["max_score"] > 0
+
+
+@pytest.mark.parametrize("lab_id", LAB_IDS)
+def test_pristine_starter_fails_every_test_saying_what_to_implement(lab_id):
+    document = grade(lab_id, "mine")
+    assert document["score"] == 0
+    task_titles = {t.id: t.title for t in labs.get(lab_id).tasks}
+    for test in document["tests"]:
+        assert test["outcome"] == "failed", test
+        assert test["message"].startswith("not implemented yet: Task"), test
+        assert "implement " in test["message"] and "README.md" in test["message"], test
+        assert any(title in test["message"] for title in task_titles.values()), test
+
+
+@pytest.mark.parametrize("path", CORRECT, ids=[f"{p.parent.name}-{p.stem}" for p in CORRECT])
+def test_independent_correct_submission_gets_full_marks(path):
+    document = grade(path.parent.name, path)
+    assert not failing(document), {k: v["message"] for k, v in failing(document).items()}
+
+
+@pytest.mark.parametrize("lab_id", LAB_IDS)
+def test_every_task_has_tests_and_every_test_has_points(lab_id):
+    document = grade(lab_id, "ref")
+    for task in document["tasks"]:
+        assert task["tests"] > 0 and task["max_score"] > 0, task
+    assert all(t["max_points"] > 0 for t in document["tests"])
