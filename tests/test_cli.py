@@ -144,9 +144,17 @@ def test_plain_pytest_reads_impl_from_the_environment():
     assert proc.returncode == 0, proc.stdout[-2000:]
 
 
-def test_make_lab_without_a_lab_says_how(tmp_path):
+def test_make_lab_without_a_lab_says_how():
     proc = subprocess.run(["make", "-s", "lab"], cwd=KIT_ROOT, capture_output=True, text=True)
     assert proc.returncode == 2 and "make lab CH=06" in proc.stderr
+
+
+@pytest.mark.parametrize(("impl", "status"), [("ref", 0), ("mine", 1), ("no/such/file.py", 2)])
+def test_make_lab_exits_with_the_graders_status(impl, status):
+    proc = subprocess.run(["make", "-s", "lab", "CH=06", f"IMPL={impl}"], cwd=KIT_ROOT, capture_output=True, text=True)
+    assert proc.returncode == status, proc.stderr[-2000:]
+    if status < 2:
+        assert "Total: " in proc.stderr + proc.stdout
 
 
 def test_reports_hold_no_absolute_paths_for_a_submission(tmp_path):

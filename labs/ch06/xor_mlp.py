@@ -44,7 +44,7 @@ def train_xor(Tensor, *, zero_grad: bool = True, max_steps: int = 10_000, lr: fl
     b2 = Tensor(np.zeros(1))  # (1,)
     params = [w1, b1, w2, b2]
     run = XorRun()
-    for step in range(max_steps):
+    for _ in range(max_steps):
         h = (x @ w1 + b1).tanh()  # (4, hidden)
         pred = h @ w2 + b2  # (4, 1)
         loss = ((pred - y) ** 2).mean()  # ()

@@ -185,4 +185,3 @@ class Value:
         for v in reversed(order):  # consumers before their inputs
             v._backward()
         # END SOLUTION
-

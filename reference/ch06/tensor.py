@@ -317,9 +317,7 @@ class Tensor:
         # BEGIN SOLUTION tensor
         if grad is None:
             if self.data.size != 1:
-                raise ValueError(
-                    f"backward() without a gradient needs a single-element tensor, got shape {self.shape}"
-                )
+                raise ValueError(f"backward() without a gradient needs a single-element tensor, got shape {self.shape}")
             grad = np.ones_like(self.data)
         grad = np.asarray(grad, dtype=np.float64)
         if grad.shape != self.shape:

@@ -3,12 +3,1252 @@
 from tests.mutation import Mutant
 
 MUTANTS = [
+    # -----------------------------------------------------------------------
+    # Value: construction
+    # -----------------------------------------------------------------------
+    Mutant(
+        name="value_data_not_float",
+        bug="Value.__init__ stores data as given, so Value(3).data is the int 3",
+        within="Value.__init__",
+        old="self.data = float(data)",
+        new="self.data = data",
+        caught_by={
+            "test_value_stores_float_data_and_zero_grad",
+        },
+    ),
+    Mutant(
+        name="value_grad_starts_as_int",
+        bug="Value.__init__ starts grad at the int 0 instead of the float 0.0",
+        within="Value.__init__",
+        old="self.grad = 0.0",
+        new="self.grad = 0",
+        caught_by={
+            "test_value_relu_gradient_is_zero_at_zero",
+            "test_value_stores_float_data_and_zero_grad",
+            "test_value_unary_functions[relu_negative]",
+        },
+    ),
+    # -----------------------------------------------------------------------
+    # Value: local derivatives
+    # -----------------------------------------------------------------------
     Mutant(
         name="value_add_assigns_gradient",
         bug="Value.__add__ assigns the gradient (=) instead of accumulating it (+=)",
         within="Value.__add__",
         old="self.grad += out.grad",
         new="self.grad = out.grad",
-        caught_by={},
+        caught_by={
+            "test_value_used_twice_gets_both_contributions",
+        },
+    ),
+    Mutant(
+        name="value_mul_assigns_gradient",
+        bug="Value.__mul__ assigns the right operand's gradient instead of accumulating it",
+        within="Value.__mul__",
+        old="other.grad += self.data * out.grad",
+        new="other.grad = self.data * out.grad",
+        caught_by={
+            "test_value_diamond_needs_topological_order",
+            "test_value_second_backward_accumulates_leaves_only",
+            "test_value_used_twice_gets_both_contributions",
+        },
+    ),
+    Mutant(
+        name="value_mul_uses_own_factor",
+        bug="Value.__mul__ multiplies each operand's gradient by its own value instead of the other factor",
+        within="Value.__mul__",
+        old="self.grad += other.data * out.grad",
+        new="self.grad += self.data * out.grad",
+        caught_by={
+            "test_exercise_a_tanh_neuron",
+            "test_value_arithmetic_and_reflected_operators[div]",
+            "test_value_arithmetic_and_reflected_operators[minus_number]",
+            "test_value_arithmetic_and_reflected_operators[mul]",
+            "test_value_arithmetic_and_reflected_operators[number_minus]",
+            "test_value_arithmetic_and_reflected_operators[number_over]",
+            "test_value_arithmetic_and_reflected_operators[number_plus]",
+            "test_value_arithmetic_and_reflected_operators[number_times]",
+            "test_value_arithmetic_and_reflected_operators[over_number]",
+            "test_value_arithmetic_and_reflected_operators[sub]",
+            "test_value_diamond_needs_topological_order",
+            "test_value_hand_derived_gradients",
+            "test_value_unary_functions[chain]",
+            "test_value_unary_functions[neg]",
+            "test_value_used_twice_gets_both_contributions",
+        },
+    ),
+    Mutant(
+        name="value_pow_exponent_not_decremented",
+        bug="Value.__pow__ backward uses k * x**k instead of k * x**(k - 1)",
+        within="Value.__pow__",
+        old="self.grad += k * self.data ** (k - 1) * out.grad",
+        new="self.grad += k * self.data**k * out.grad",
+        caught_by={
+            "test_value_arithmetic_and_reflected_operators[div]",
+            "test_value_arithmetic_and_reflected_operators[number_over]",
+            "test_value_hand_derived_gradients",
+            "test_value_unary_functions[pow_3]",
+            "test_value_unary_functions[pow_half]",
+            "test_value_unary_functions[pow_negative]",
+            "test_value_used_twice_gets_both_contributions",
+        },
+    ),
+    Mutant(
+        name="value_exp_forgets_upstream",
+        bug="Value.exp backward adds exp(x) without multiplying by out.grad (chain rule forgotten)",
+        within="Value.exp",
+        old="self.grad += out.data * out.grad",
+        new="self.grad += out.data",
+        caught_by={
+            "test_value_unary_functions[chain]",
+            "test_value_used_twice_gets_both_contributions",
+        },
+    ),
+    Mutant(
+        name="value_exp_assigns_gradient",
+        bug="Value.exp assigns its gradient instead of accumulating it",
+        within="Value.exp",
+        old="self.grad += out.data * out.grad",
+        new="self.grad = out.data * out.grad",
+        caught_by={
+            "test_value_used_twice_gets_both_contributions",
+        },
+    ),
+    Mutant(
+        name="value_log_divides_by_output",
+        bug="Value.log backward divides by log(x) (the output) instead of x",
+        within="Value.log",
+        old="self.grad += out.grad / self.data",
+        new="self.grad += out.grad / out.data",
+        caught_by={
+            "test_value_unary_functions[chain]",
+            "test_value_unary_functions[log]",
+            "test_value_used_twice_gets_both_contributions",
+        },
+    ),
+    Mutant(
+        name="value_tanh_derivative_is_t",
+        bug="Value.tanh backward uses t instead of 1 - t*t",
+        within="Value.tanh",
+        old="self.grad += (1.0 - t * t) * out.grad",
+        new="self.grad += t * out.grad",
+        caught_by={
+            "test_exercise_a_tanh_neuron",
+            "test_value_unary_functions[chain]",
+            "test_value_unary_functions[tanh]",
+            "test_value_used_twice_gets_both_contributions",
+        },
+    ),
+    Mutant(
+        name="value_relu_passes_at_zero",
+        bug="Value.relu passes the gradient where x >= 0, so relu'(0) is 1",
+        within="Value.relu",
+        old="if self.data > 0:",
+        new="if self.data >= 0:",
+        caught_by={
+            "test_value_relu_gradient_is_zero_at_zero",
+        },
+    ),
+    Mutant(
+        name="value_relu_multiplies_by_output",
+        bug="Value.relu backward multiplies by the output (as for exp) instead of passing the gradient",
+        within="Value.relu",
+        old="self.grad += out.grad",
+        new="self.grad += out.data * out.grad",
+        caught_by={
+            "test_value_unary_functions[relu_positive]",
+            "test_value_used_twice_gets_both_contributions",
+        },
+    ),
+    Mutant(
+        name="value_neg_detached",
+        bug="Value.__neg__ returns a fresh Value(-x), outside the graph",
+        within="Value.__neg__",
+        old="return self * -1.0",
+        new="return Value(-self.data)",
+        caught_by={
+            "test_value_arithmetic_and_reflected_operators[number_minus]",
+            "test_value_arithmetic_and_reflected_operators[sub]",
+            "test_value_unary_functions[neg]",
+        },
+    ),
+    Mutant(
+        name="value_div_wrong_sign",
+        bug="Value.__truediv__ with its own backward rule: d(a/b)/db = +a/b**2 (sign lost)",
+        within="Value.__truediv__",
+        old="return self * other**-1",
+        new="""out = Value(self.data / other.data, (self, other), "/")
+
+        def backward():
+            self.grad += out.grad / other.data
+            other.grad += self.data / other.data**2 * out.grad
+
+        out._backward = backward
+        return out""",
+        caught_by={
+            "test_value_arithmetic_and_reflected_operators[div]",
+            "test_value_arithmetic_and_reflected_operators[number_over]",
+            "test_value_used_twice_gets_both_contributions",
+        },
+    ),
+    Mutant(
+        name="value_rsub_swapped",
+        bug="Value.__rsub__ computes self - other, so 2 - x is x - 2",
+        within="Value.__rsub__",
+        old="return Value(other) - self",
+        new="return self - other",
+        caught_by={
+            "test_value_arithmetic_and_reflected_operators[number_minus]",
+        },
+    ),
+    Mutant(
+        name="value_rtruediv_swapped",
+        bug="Value.__rtruediv__ computes self / other, so 2 / x is x / 2",
+        within="Value.__rtruediv__",
+        old="return Value(other) / self",
+        new="return self / other",
+        caught_by={
+            "test_value_arithmetic_and_reflected_operators[number_over]",
+        },
+    ),
+    Mutant(
+        name="value_pow_accepts_value_exponent",
+        bug="Value.__pow__ unwraps a Value exponent instead of rejecting it (its gradient would be lost)",
+        within="Value.__pow__",
+        old="""if isinstance(k, bool) or not isinstance(k, (int, float)):
+            raise TypeError(f"Value ** k needs a constant int or float k, got {type(k).__name__}")""",
+        new="""if isinstance(k, Value):
+            k = k.data""",
+        caught_by={
+            "test_value_pow_rejects_a_variable_exponent",
+        },
+    ),
+    # -----------------------------------------------------------------------
+    # Value: backward()
+    # -----------------------------------------------------------------------
+    Mutant(
+        name="value_backward_runs_in_discovery_order",
+        bug="Value.backward appends a node before its parents (pre-order), so a node can run before all its "
+        "consumers have contributed",
+        within="Value.backward",
+        old="""                for p in v._parents:
+                    visit(p)
+                order.append(v)""",
+        new="""                order.append(v)
+                for p in v._parents:
+                    visit(p)""",
+        caught_by={
+            "test_exercise_a_tanh_neuron",
+            "test_value_arithmetic_and_reflected_operators[div]",
+            "test_value_arithmetic_and_reflected_operators[minus_number]",
+            "test_value_arithmetic_and_reflected_operators[number_minus]",
+            "test_value_arithmetic_and_reflected_operators[number_over]",
+            "test_value_arithmetic_and_reflected_operators[number_plus]",
+            "test_value_arithmetic_and_reflected_operators[number_times]",
+            "test_value_arithmetic_and_reflected_operators[over_number]",
+            "test_value_arithmetic_and_reflected_operators[sub]",
+            "test_value_diamond_needs_topological_order",
+            "test_value_hand_derived_gradients",
+            "test_value_second_backward_accumulates_leaves_only",
+            "test_value_unary_functions[chain]",
+            "test_value_used_twice_gets_both_contributions",
+        },
+    ),
+    Mutant(
+        name="value_backward_no_visited_set",
+        bug="Value.backward's depth-first search has no visited set, so a shared node runs once per path",
+        within="Value.backward",
+        old="""            if id(v) not in seen:
+                seen.add(id(v))
+                for p in v._parents:
+                    visit(p)
+                order.append(v)""",
+        new="""            for p in v._parents:
+                visit(p)
+            order.append(v)""",
+        caught_by={
+            "test_value_diamond_needs_topological_order",
+        },
+    ),
+    Mutant(
+        name="value_backward_not_reversed",
+        bug="Value.backward runs the rules in topological order (inputs first) instead of reversed",
+        within="Value.backward",
+        old="for v in reversed(order):",
+        new="for v in order:",
+        caught_by={
+            "test_exercise_a_tanh_neuron",
+            "test_value_arithmetic_and_reflected_operators[div]",
+            "test_value_arithmetic_and_reflected_operators[minus_number]",
+            "test_value_arithmetic_and_reflected_operators[number_minus]",
+            "test_value_arithmetic_and_reflected_operators[number_over]",
+            "test_value_arithmetic_and_reflected_operators[number_plus]",
+            "test_value_arithmetic_and_reflected_operators[number_times]",
+            "test_value_arithmetic_and_reflected_operators[over_number]",
+            "test_value_arithmetic_and_reflected_operators[sub]",
+            "test_value_diamond_needs_topological_order",
+            "test_value_hand_derived_gradients",
+            "test_value_second_backward_accumulates_leaves_only",
+            "test_value_unary_functions[chain]",
+            "test_value_used_twice_gets_both_contributions",
+        },
+    ),
+    Mutant(
+        name="value_backward_no_reset",
+        bug="Value.backward never resets intermediate gradients, so a second call counts the first again",
+        within="Value.backward",
+        old="""        for v in order:
+            if v._parents:  # intermediate results are recomputed from scratch on each call
+                v.grad = 0.0
+""",
+        new="",
+        caught_by={
+            "test_value_second_backward_accumulates_leaves_only",
+        },
+    ),
+    Mutant(
+        name="value_backward_resets_leaves",
+        bug="Value.backward zeroes every node's gradient, leaves included, so leaves do not accumulate",
+        within="Value.backward",
+        old="""            if v._parents:  # intermediate results are recomputed from scratch on each call
+                v.grad = 0.0""",
+        new="""            v.grad = 0.0""",
+        caught_by={
+            "test_value_second_backward_accumulates_leaves_only",
+        },
+    ),
+    Mutant(
+        name="value_backward_no_seed",
+        bug="Value.backward forgets to seed the output's gradient with 1",
+        within="Value.backward",
+        old="self.grad += 1.0",
+        new="pass",
+        caught_by={
+            "test_exercise_a_tanh_neuron",
+            "test_value_arithmetic_and_reflected_operators[add]",
+            "test_value_arithmetic_and_reflected_operators[div]",
+            "test_value_arithmetic_and_reflected_operators[minus_number]",
+            "test_value_arithmetic_and_reflected_operators[mul]",
+            "test_value_arithmetic_and_reflected_operators[number_minus]",
+            "test_value_arithmetic_and_reflected_operators[number_over]",
+            "test_value_arithmetic_and_reflected_operators[number_plus]",
+            "test_value_arithmetic_and_reflected_operators[number_times]",
+            "test_value_arithmetic_and_reflected_operators[over_number]",
+            "test_value_arithmetic_and_reflected_operators[sub]",
+            "test_value_diamond_needs_topological_order",
+            "test_value_hand_derived_gradients",
+            "test_value_second_backward_accumulates_leaves_only",
+            "test_value_unary_functions[chain]",
+            "test_value_unary_functions[exp]",
+            "test_value_unary_functions[log]",
+            "test_value_unary_functions[neg]",
+            "test_value_unary_functions[pow_3]",
+            "test_value_unary_functions[pow_half]",
+            "test_value_unary_functions[pow_negative]",
+            "test_value_unary_functions[relu_positive]",
+            "test_value_unary_functions[tanh]",
+            "test_value_used_twice_gets_both_contributions",
+        },
+    ),
+    # -----------------------------------------------------------------------
+    # Tensor: construction
+    # -----------------------------------------------------------------------
+    Mutant(
+        name="tensor_data_keeps_input_dtype",
+        bug="Tensor.__init__ keeps the input's dtype, so Tensor([[1, 2]]) holds ints",
+        within="Tensor.__init__",
+        old="else np.array(data, dtype=np.float64)",
+        new="else np.array(data)",
+        caught_by={
+            "test_tensor_construction",
+        },
+    ),
+    Mutant(
+        name="tensor_grad_zeros_like_raw_data",
+        bug="Tensor.__init__ makes grad with np.zeros_like(data) on the raw input, so an int input gets an int grad",
+        within="Tensor.__init__",
+        old="self.grad = np.zeros_like(self.data)",
+        new="self.grad = np.zeros_like(data)",
+        caught_by={
+            "test_tensor_construction",
+        },
+    ),
+    Mutant(
+        name="tensor_grad_starts_as_scalar",
+        bug="Tensor.__init__ starts grad at the float 0.0 instead of zeros of the data's shape",
+        within="Tensor.__init__",
+        old="self.grad = np.zeros_like(self.data)",
+        new="self.grad = 0.0",
+        caught_by={
+            "test_deep_graph_does_not_recurse",
+            "test_tensor_construction",
+        },
+    ),
+    # -----------------------------------------------------------------------
+    # Tensor: broadcasting and elementwise rules
+    # -----------------------------------------------------------------------
+    Mutant(
+        name="tensor_add_assigns_gradient",
+        bug="Tensor.__add__ assigns the left operand's gradient instead of accumulating it",
+        within="Tensor.__add__",
+        old="self.grad += _unbroadcast(out.grad, self.shape)",
+        new="self.grad = _unbroadcast(out.grad, self.shape)",
+        caught_by={
+            "test_deep_graph_does_not_recurse",
+            "test_tensor_used_twice_gets_all_contributions[(x + 1) * x]",
+            "test_tensor_used_twice_gets_all_contributions[x * (x - 1)]",
+        },
+    ),
+    Mutant(
+        name="tensor_mul_assigns_gradient",
+        bug="Tensor.__mul__ assigns the right operand's gradient instead of accumulating it",
+        within="Tensor.__mul__",
+        old="other.grad += _unbroadcast(out.grad * self.data, other.shape)",
+        new="other.grad = _unbroadcast(out.grad * self.data, other.shape)",
+        caught_by={
+            "test_backward_accumulates_on_leaves_only",
+            "test_backward_diamond_needs_topological_order",
+            "test_tensor_gradcheck[neg_and_numbers]",
+            "test_tensor_used_twice_gets_all_contributions[x + x*x]",
+        },
+    ),
+    Mutant(
+        name="tensor_pow_assigns_gradient",
+        bug="Tensor.__pow__ assigns its gradient instead of accumulating it",
+        within="Tensor.__pow__",
+        old="self.grad += k * self.data ** (k - 1) * out.grad",
+        new="self.grad = k * self.data ** (k - 1) * out.grad",
+        caught_by={
+            "test_tensor_gradcheck[pow]",
+            "test_tensor_used_twice_gets_all_contributions[(x / 2) * x / x]",
+            "test_tensor_used_twice_gets_all_contributions[x.relu() * x ** 2]",
+        },
+    ),
+    Mutant(
+        name="tensor_add_no_unbroadcast_other",
+        bug="Tensor.__add__ adds out.grad to the right operand without unbroadcasting it",
+        within="Tensor.__add__",
+        old="other.grad += _unbroadcast(out.grad, other.shape)",
+        new="other.grad += out.grad",
+        caught_by={
+            "test_exercise_f_composed_softmax_and_cross_entropy",
+            "test_tensor_gradcheck[add_bias_broadcast]",
+            "test_tensor_gradcheck[sub_column_row]",
+            "test_tensor_gradcheck[two_layer_tanh_network]",
+            "test_tensor_used_twice_gets_all_contributions[(x + 1) * x]",
+            "test_tensor_used_twice_gets_all_contributions[x * (x - 1)]",
+            "test_xor_training_reproduces_the_chapter",
+            "test_xor_without_zeroing_overshoots",
+        },
+    ),
+    Mutant(
+        name="tensor_add_unbroadcasts_to_wrong_shape",
+        bug="Tensor.__add__ unbroadcasts the right operand's gradient to the left operand's shape (copy-paste)",
+        within="Tensor.__add__",
+        old="other.grad += _unbroadcast(out.grad, other.shape)",
+        new="other.grad += _unbroadcast(out.grad, self.shape)",
+        caught_by={
+            "test_exercise_f_composed_softmax_and_cross_entropy",
+            "test_tensor_gradcheck[add_bias_broadcast]",
+            "test_tensor_gradcheck[neg_and_numbers]",
+            "test_tensor_gradcheck[sub_column_row]",
+            "test_tensor_gradcheck[two_layer_tanh_network]",
+            "test_tensor_used_twice_gets_all_contributions[(x + 1) * x]",
+            "test_tensor_used_twice_gets_all_contributions[x * (x - 1)]",
+            "test_xor_training_reproduces_the_chapter",
+            "test_xor_without_zeroing_overshoots",
+        },
+    ),
+    Mutant(
+        name="tensor_mul_no_unbroadcast_self",
+        bug="Tensor.__mul__ adds the left operand's gradient without unbroadcasting it",
+        within="Tensor.__mul__",
+        old="self.grad += _unbroadcast(out.grad * other.data, self.shape)",
+        new="self.grad += out.grad * other.data",
+        caught_by={
+            "test_broadcast_gradients_have_operand_shapes",
+            "test_tensor_gradcheck[mul_column_row]",
+            "test_tensor_gradcheck[neg_and_numbers]",
+        },
+    ),
+    Mutant(
+        name="tensor_pow_forgets_factor_k",
+        bug="Tensor.__pow__ backward uses x**(k - 1) without the factor k",
+        within="Tensor.__pow__",
+        old="self.grad += k * self.data ** (k - 1) * out.grad",
+        new="self.grad += self.data ** (k - 1) * out.grad",
+        caught_by={
+            "test_exercise_b_division",
+            "test_exercise_e_sigmoid[scaled_by_4]",
+            "test_exercise_e_sigmoid[unit]",
+            "test_exercise_f_composed_softmax_and_cross_entropy",
+            "test_tensor_gradcheck[div_broadcast]",
+            "test_tensor_gradcheck[neg_and_numbers]",
+            "test_tensor_gradcheck[pow]",
+            "test_tensor_gradcheck[two_layer_tanh_network]",
+            "test_tensor_used_twice_gets_all_contributions[(x / 2) * x / x]",
+            "test_tensor_used_twice_gets_all_contributions[x.relu() * x ** 2]",
+            "test_xor_training_reproduces_the_chapter",
+            "test_xor_without_zeroing_overshoots",
+        },
+    ),
+    Mutant(
+        name="tensor_div_forgets_square",
+        bug="Tensor.__truediv__ with its own backward rule: d(a/b)/db = -a/b instead of -a/b**2",
+        within="Tensor.__truediv__",
+        old="return self * Tensor._lift(other) ** -1",
+        new="""other = Tensor._lift(other)
+        out = Tensor(self.data / other.data, (self, other), "/")
+
+        def backward():
+            self.grad += _unbroadcast(out.grad / other.data, self.shape)
+            other.grad += _unbroadcast(-out.grad * self.data / other.data, other.shape)
+
+        out._backward = backward
+        return out""",
+        caught_by={
+            "test_exercise_b_division",
+            "test_exercise_f_composed_softmax_and_cross_entropy",
+            "test_tensor_gradcheck[div_broadcast]",
+            "test_tensor_gradcheck[neg_and_numbers]",
+            "test_tensor_used_twice_gets_all_contributions[(x / 2) * x / x]",
+        },
+    ),
+    Mutant(
+        name="tensor_neg_detached",
+        bug="Tensor.__neg__ returns a fresh Tensor(-x), outside the graph",
+        within="Tensor.__neg__",
+        old="return self * -1.0",
+        new="return Tensor(-self.data)",
+        caught_by={
+            "test_exercise_f_composed_softmax_and_cross_entropy",
+            "test_tensor_gradcheck[neg_and_numbers]",
+            "test_tensor_gradcheck[sub_column_row]",
+        },
+    ),
+    Mutant(
+        name="tensor_rtruediv_swapped",
+        bug="Tensor.__rtruediv__ computes self / other, so 1 / t is t / 1",
+        within="Tensor.__rtruediv__",
+        old="return Tensor._lift(other) / self",
+        new="return self / other",
+        caught_by={
+            "test_tensor_gradcheck[neg_and_numbers]",
+        },
+    ),
+    Mutant(
+        name="tensor_exp_uses_input",
+        bug="Tensor.exp backward multiplies by x instead of exp(x)",
+        within="Tensor.exp",
+        old="self.grad += out.grad * out.data",
+        new="self.grad += out.grad * self.data",
+        caught_by={
+            "test_exercise_f_composed_softmax_and_cross_entropy",
+            "test_tensor_gradcheck[exp]",
+            "test_tensor_used_twice_gets_all_contributions[x.tanh() * x.exp() + x.log()]",
+        },
+    ),
+    Mutant(
+        name="tensor_log_multiplies_by_input",
+        bug="Tensor.log backward multiplies by x instead of dividing",
+        within="Tensor.log",
+        old="self.grad += out.grad / self.data",
+        new="self.grad += out.grad * self.data",
+        caught_by={
+            "test_exercise_f_composed_softmax_and_cross_entropy",
+            "test_tensor_gradcheck[log]",
+            "test_tensor_used_twice_gets_all_contributions[x.tanh() * x.exp() + x.log()]",
+        },
+    ),
+    Mutant(
+        name="tensor_tanh_uses_input",
+        bug="Tensor.tanh backward uses 1 - x**2 (the input) instead of 1 - tanh(x)**2",
+        within="Tensor.tanh",
+        old="self.grad += out.grad * (1.0 - t * t)",
+        new="self.grad += out.grad * (1.0 - self.data * self.data)",
+        caught_by={
+            "test_gradcheck_accepts_correct_gradients",
+            "test_tensor_gradcheck[tanh]",
+            "test_tensor_gradcheck[two_layer_tanh_network]",
+            "test_tensor_used_twice_gets_all_contributions[x.tanh() * x.exp() + x.log()]",
+            "test_xor_training_reproduces_the_chapter",
+            "test_xor_without_zeroing_overshoots",
+        },
+    ),
+    Mutant(
+        name="tensor_relu_passes_at_zero",
+        bug="Tensor.relu passes the gradient where x >= 0, so relu'(0) is 1",
+        within="Tensor.relu",
+        old="positive = self.data > 0",
+        new="positive = self.data >= 0",
+        caught_by={
+            "test_tensor_relu_gradient_is_zero_at_zero",
+        },
+    ),
+    Mutant(
+        name="tensor_relu_gradient_from_output",
+        bug="Tensor.relu backward multiplies by the output relu(x) instead of the step 1[x > 0]",
+        within="Tensor.relu",
+        old="self.grad += out.grad * positive",
+        new="self.grad += out.grad * out.data",
+        caught_by={
+            "test_tensor_gradcheck[relu]",
+            "test_tensor_relu_gradient_is_zero_at_zero",
+            "test_tensor_used_twice_gets_all_contributions[x.relu() * x ** 2]",
+        },
+    ),
+    Mutant(
+        name="tensor_sigmoid_forgets_upstream",
+        bug="Tensor.sigmoid backward adds s * (1 - s) without multiplying by out.grad",
+        within="Tensor.sigmoid",
+        old="self.grad += out.grad * s * (1.0 - s)",
+        new="self.grad += s * (1.0 - s)",
+        caught_by={
+            "test_exercise_e_sigmoid[scaled_by_4]",
+            "test_exercise_e_sigmoid[unit]",
+        },
+    ),
+    Mutant(
+        name="tensor_sigmoid_derivative_of_input",
+        bug="Tensor.sigmoid backward uses x * (1 - x) (the input) instead of s * (1 - s)",
+        within="Tensor.sigmoid",
+        old="self.grad += out.grad * s * (1.0 - s)",
+        new="self.grad += out.grad * self.data * (1.0 - self.data)",
+        caught_by={
+            "test_exercise_e_sigmoid[scaled_by_4]",
+            "test_exercise_e_sigmoid[unit]",
+        },
+    ),
+    # -----------------------------------------------------------------------
+    # Tensor: _unbroadcast
+    # -----------------------------------------------------------------------
+    Mutant(
+        name="unbroadcast_leading_axes_only",
+        bug="_unbroadcast sums away the extra leading axes but not the stretched size-1 axes",
+        within="_unbroadcast",
+        old="""    for axis, size in enumerate(shape):
+        if size == 1 and grad.shape[axis] != 1:
+            grad = grad.sum(axis=axis, keepdims=True)
+""",
+        new="",
+        caught_by={
+            "test_broadcast_gradients_have_operand_shapes",
+            "test_exercise_f_composed_softmax_and_cross_entropy",
+            "test_matmul_broadcasts_leading_axes",
+            "test_tensor_gradcheck[mul_column_row]",
+            "test_tensor_gradcheck[sub_column_row]",
+        },
+    ),
+    Mutant(
+        name="unbroadcast_size_one_axes_only",
+        bug="_unbroadcast sums the stretched size-1 axes but not the extra leading axes",
+        within="_unbroadcast",
+        old="""    while grad.ndim > len(shape):
+        grad = grad.sum(axis=0)
+""",
+        new="",
+        caught_by={
+            "test_backward_diamond_needs_topological_order",
+            "test_backward_with_explicit_seed",
+            "test_broadcast_gradients_have_operand_shapes",
+            "test_exercise_f_composed_softmax_and_cross_entropy",
+            "test_matmul_broadcasts_leading_axes",
+            "test_tensor_gradcheck[add_bias_broadcast]",
+            "test_tensor_gradcheck[batched_matmul_shared_weight]",
+            "test_tensor_gradcheck[div_broadcast]",
+            "test_tensor_gradcheck[mean_over_two_axes]",
+            "test_tensor_gradcheck[neg_and_numbers]",
+            "test_tensor_gradcheck[sub_column_row]",
+            "test_tensor_gradcheck[two_layer_tanh_network]",
+            "test_tensor_used_twice_gets_all_contributions[(x + 1) * x]",
+            "test_tensor_used_twice_gets_all_contributions[(x / 2) * x / x]",
+            "test_tensor_used_twice_gets_all_contributions[x * (x - 1)]",
+            "test_xor_training_reproduces_the_chapter",
+            "test_xor_without_zeroing_overshoots",
+        },
+    ),
+    Mutant(
+        name="unbroadcast_drops_size_one_axes",
+        bug="_unbroadcast sums a stretched axis without keepdims, so the size-1 axis disappears",
+        within="_unbroadcast",
+        old="grad = grad.sum(axis=axis, keepdims=True)",
+        new="grad = grad.sum(axis=axis)",
+        caught_by={
+            "test_broadcast_gradients_have_operand_shapes",
+            "test_exercise_f_composed_softmax_and_cross_entropy",
+            "test_matmul_broadcasts_leading_axes",
+            "test_tensor_gradcheck[mul_column_row]",
+            "test_tensor_gradcheck[sub_column_row]",
+        },
+    ),
+    Mutant(
+        name="unbroadcast_pads_on_the_right",
+        bug="_unbroadcast sums the extra axes at the end, as if broadcasting padded shapes on the right",
+        within="_unbroadcast",
+        old="grad = grad.sum(axis=0)",
+        new="grad = grad.sum(axis=-1)",
+        caught_by={
+            "test_broadcast_gradients_have_operand_shapes",
+            "test_matmul_broadcasts_leading_axes",
+            "test_tensor_gradcheck[add_bias_broadcast]",
+            "test_tensor_gradcheck[batched_matmul_shared_weight]",
+            "test_tensor_gradcheck[div_broadcast]",
+            "test_tensor_gradcheck[two_layer_tanh_network]",
+            "test_xor_training_reproduces_the_chapter",
+            "test_xor_without_zeroing_overshoots",
+        },
+    ),
+    # -----------------------------------------------------------------------
+    # Tensor: matmul
+    # -----------------------------------------------------------------------
+    Mutant(
+        name="matmul_missing_transpose",
+        bug="Tensor.__matmul__ backward computes dA = dC @ B instead of dC @ B^T",
+        within="Tensor.__matmul__",
+        old="np.matmul(out.grad, np.swapaxes(other.data, -1, -2))",
+        new="np.matmul(out.grad, other.data)",
+        caught_by={
+            "test_matmul_broadcasts_leading_axes",
+            "test_tensor_gradcheck[batched_matmul_shared_weight]",
+            "test_tensor_gradcheck[matmul]",
+            "test_tensor_gradcheck[reshape]",
+            "test_tensor_gradcheck[two_layer_tanh_network]",
+            "test_xor_training_reproduces_the_chapter",
+            "test_xor_without_zeroing_overshoots",
+        },
+    ),
+    Mutant(
+        name="matmul_dot_T_reverses_all_axes",
+        bug="Tensor.__matmul__ backward transposes A with .T, which reverses every axis of a batch",
+        within="Tensor.__matmul__",
+        old="np.swapaxes(self.data, -1, -2)",
+        new="self.data.T",
+        caught_by={
+            "test_matmul_broadcasts_leading_axes",
+            "test_tensor_gradcheck[batched_matmul_shared_weight]",
+        },
+    ),
+    Mutant(
+        name="matmul_no_unbroadcast_other",
+        bug="Tensor.__matmul__ does not sum a shared weight's gradient over the batch axes",
+        within="Tensor.__matmul__",
+        old="other.grad += _unbroadcast(np.matmul(np.swapaxes(self.data, -1, -2), out.grad), other.shape)",
+        new="other.grad += np.matmul(np.swapaxes(self.data, -1, -2), out.grad)",
+        caught_by={
+            "test_matmul_broadcasts_leading_axes",
+            "test_tensor_gradcheck[batched_matmul_shared_weight]",
+        },
+    ),
+    Mutant(
+        name="matmul_accepts_vectors",
+        bug="Tensor.__matmul__ does not check that both operands have at least 2 axes",
+        within="Tensor.__matmul__",
+        old="""        if self.ndim < 2 or other.ndim < 2:
+            raise ValueError(f"@ needs operands with at least 2 axes, got {self.shape} and {other.shape}")
+""",
+        new="",
+        caught_by={
+            "test_matmul_rejects_operands_with_fewer_than_two_axes",
+        },
+    ),
+    Mutant(
+        name="matmul_checks_left_operand_only",
+        bug="Tensor.__matmul__ checks only the left operand's number of axes",
+        within="Tensor.__matmul__",
+        old="if self.ndim < 2 or other.ndim < 2:",
+        new="if self.ndim < 2:",
+        caught_by={
+            "test_matmul_rejects_operands_with_fewer_than_two_axes",
+        },
+    ),
+    # -----------------------------------------------------------------------
+    # Tensor: reductions and shapes
+    # -----------------------------------------------------------------------
+    Mutant(
+        name="sum_backward_no_expand_dims",
+        bug="Tensor.sum backward broadcasts out.grad without putting the summed axes back (exercise d)",
+        within="Tensor.sum",
+        old="g = out.grad if keepdims else np.expand_dims(out.grad, axes)",
+        new="g = out.grad",
+        caught_by={
+            "test_exercise_d_sum_backward_restores_the_axis[3x4]",
+            "test_exercise_d_sum_backward_restores_the_axis[4x4_square]",
+            "test_exercise_f_composed_softmax_and_cross_entropy",
+            "test_tensor_gradcheck[sum_axis]",
+            "test_tensor_gradcheck[sum_tuple_and_negative_axes]",
+        },
+    ),
+    Mutant(
+        name="sum_backward_always_expands",
+        bug="Tensor.sum backward expands the summed axes even when keepdims already kept them",
+        within="Tensor.sum",
+        old="g = out.grad if keepdims else np.expand_dims(out.grad, axes)",
+        new="g = np.expand_dims(out.grad, axes)",
+        caught_by={
+            "test_exercise_f_composed_softmax_and_cross_entropy",
+            "test_tensor_gradcheck[sum_axis]",
+        },
+    ),
+    Mutant(
+        name="sum_forward_ignores_keepdims",
+        bug="Tensor.sum ignores keepdims in the forward pass",
+        within="Tensor.sum",
+        old="self.data.sum(axis=axes, keepdims=keepdims)",
+        new="self.data.sum(axis=axes)",
+        caught_by={
+            "test_exercise_f_composed_softmax_and_cross_entropy",
+            "test_shape_operations_forward",
+        },
+    ),
+    Mutant(
+        name="sum_backward_ignores_upstream",
+        bug="Tensor.sum backward adds ones (the local derivative) without the gradient from above",
+        within="Tensor.sum",
+        old="self.grad += np.broadcast_to(g, self.shape)",
+        new="self.grad += np.ones_like(self.data)",
+        caught_by={
+            "test_exercise_d_sum_backward_restores_the_axis[3x4]",
+            "test_exercise_d_sum_backward_restores_the_axis[4x4_square]",
+            "test_exercise_f_composed_softmax_and_cross_entropy",
+            "test_tensor_gradcheck[mean_over_two_axes]",
+            "test_tensor_gradcheck[sum_axis]",
+            "test_tensor_gradcheck[sum_tuple_and_negative_axes]",
+            "test_tensor_gradcheck[two_layer_tanh_network]",
+            "test_xor_training_reproduces_the_chapter",
+            "test_xor_without_zeroing_overshoots",
+        },
+    ),
+    Mutant(
+        name="sum_backward_raw_axis",
+        bug="Tensor.sum backward expands with the raw axis argument, which fails for axis=None",
+        within="Tensor.sum",
+        old="np.expand_dims(out.grad, axes)",
+        new="np.expand_dims(out.grad, axis)",
+        caught_by={
+            "test_backward_accumulates_on_leaves_only",
+            "test_backward_diamond_needs_topological_order",
+            "test_broadcast_gradients_have_operand_shapes",
+            "test_exercise_b_division",
+            "test_exercise_e_sigmoid[scaled_by_4]",
+            "test_exercise_e_sigmoid[unit]",
+            "test_exercise_f_composed_softmax_and_cross_entropy",
+            "test_gradcheck_accepts_correct_gradients",
+            "test_gradcheck_leaves_inputs_untouched",
+            "test_gradcheck_rejects_a_noop_backward_rule",
+            "test_matmul_broadcasts_leading_axes",
+            "test_tensor_gradcheck[add_bias_broadcast]",
+            "test_tensor_gradcheck[batched_matmul_shared_weight]",
+            "test_tensor_gradcheck[div_broadcast]",
+            "test_tensor_gradcheck[exp]",
+            "test_tensor_gradcheck[log]",
+            "test_tensor_gradcheck[matmul]",
+            "test_tensor_gradcheck[mean_over_two_axes]",
+            "test_tensor_gradcheck[mul_column_row]",
+            "test_tensor_gradcheck[neg_and_numbers]",
+            "test_tensor_gradcheck[pow]",
+            "test_tensor_gradcheck[relu]",
+            "test_tensor_gradcheck[reshape]",
+            "test_tensor_gradcheck[sub_column_row]",
+            "test_tensor_gradcheck[sum_axis]",
+            "test_tensor_gradcheck[sum_tuple_and_negative_axes]",
+            "test_tensor_gradcheck[tanh]",
+            "test_tensor_gradcheck[transpose]",
+            "test_tensor_relu_gradient_is_zero_at_zero",
+            "test_tensor_used_twice_gets_all_contributions[(x + 1) * x]",
+            "test_tensor_used_twice_gets_all_contributions[(x / 2) * x / x]",
+            "test_tensor_used_twice_gets_all_contributions[x * (x - 1)]",
+            "test_tensor_used_twice_gets_all_contributions[x + x*x]",
+            "test_tensor_used_twice_gets_all_contributions[x.relu() * x ** 2]",
+            "test_tensor_used_twice_gets_all_contributions[x.tanh() * x.exp() + x.log()]",
+        },
+    ),
+    Mutant(
+        name="mean_divides_by_total_size",
+        bug="Tensor.mean divides by the tensor's total size instead of the number of reduced entries",
+        within="Tensor.mean",
+        old="* (1.0 / count)",
+        new="* (1.0 / self.data.size)",
+        caught_by={
+            "test_tensor_gradcheck[mean_over_two_axes]",
+        },
+    ),
+    Mutant(
+        name="mean_counts_last_axis_only",
+        bug="Tensor.mean overwrites the count for each axis (=) instead of multiplying the sizes",
+        within="Tensor.mean",
+        old="count *= self.shape[a]",
+        new="count = self.shape[a]",
+        caught_by={
+            "test_tensor_gradcheck[mean_over_two_axes]",
+            "test_tensor_gradcheck[two_layer_tanh_network]",
+            "test_xor_training_reproduces_the_chapter",
+            "test_xor_without_zeroing_overshoots",
+        },
+    ),
+    Mutant(
+        name="mean_ignores_keepdims",
+        bug="Tensor.mean does not pass keepdims on to sum",
+        within="Tensor.mean",
+        old="self.sum(axis=axes, keepdims=keepdims)",
+        new="self.sum(axis=axes)",
+        caught_by={
+            "test_shape_operations_forward",
+        },
+    ),
+    Mutant(
+        name="reshape_rejects_a_tuple",
+        bug="Tensor.reshape passes its arguments on as they are, so reshape((2, 3)) fails",
+        within="Tensor.reshape",
+        old="""        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+            shape = tuple(shape[0])
+""",
+        new="",
+        caught_by={
+            "test_shape_operations_forward",
+            "test_tensor_gradcheck[reshape]",
+        },
+    ),
+    Mutant(
+        name="transpose_uses_dot_T",
+        bug="Tensor.transpose uses .T, which reverses every axis instead of swapping two",
+        within="Tensor.transpose",
+        old="""        out = Tensor(np.swapaxes(self.data, axis1, axis2), (self,), "transpose")
+
+        def backward():
+            self.grad += np.swapaxes(out.grad, axis1, axis2)""",
+        new="""        out = Tensor(self.data.T, (self,), "transpose")
+
+        def backward():
+            self.grad += out.grad.T""",
+        caught_by={
+            "test_shape_operations_forward",
+            "test_tensor_gradcheck[transpose]",
+        },
+    ),
+    Mutant(
+        name="transpose_ignores_its_arguments",
+        bug="Tensor.transpose always swaps the last two axes, whatever axes it is given",
+        within="Tensor.transpose",
+        old="""        out = Tensor(np.swapaxes(self.data, axis1, axis2), (self,), "transpose")
+
+        def backward():
+            self.grad += np.swapaxes(out.grad, axis1, axis2)""",
+        new="""        out = Tensor(np.swapaxes(self.data, -2, -1), (self,), "transpose")
+
+        def backward():
+            self.grad += np.swapaxes(out.grad, -2, -1)""",
+        caught_by={
+            "test_shape_operations_forward",
+            "test_tensor_gradcheck[transpose]",
+        },
+    ),
+    Mutant(
+        name="transpose_backward_uses_dot_T",
+        bug="Tensor.transpose backward transposes the gradient with .T instead of swapping the same two axes",
+        within="Tensor.transpose",
+        old="self.grad += np.swapaxes(out.grad, axis1, axis2)",
+        new="self.grad += out.grad.T",
+        caught_by={
+            "test_tensor_gradcheck[transpose]",
+        },
+    ),
+    # -----------------------------------------------------------------------
+    # Tensor: backward()
+    # -----------------------------------------------------------------------
+    Mutant(
+        name="tensor_backward_ignores_seed",
+        bug="Tensor.backward always seeds with ones, ignoring the grad argument",
+        within="Tensor.backward",
+        old="self.grad = self.grad + grad",
+        new="self.grad = self.grad + np.ones_like(self.data)",
+        caught_by={
+            "test_backward_with_explicit_seed",
+            "test_exercise_d_sum_backward_restores_the_axis[3x4]",
+            "test_exercise_d_sum_backward_restores_the_axis[4x4_square]",
+        },
+    ),
+    Mutant(
+        name="tensor_backward_no_single_element_check",
+        bug="Tensor.backward without a seed silently uses ones for a multi-element output",
+        within="Tensor.backward",
+        old="if self.data.size != 1:",
+        new="if False:",
+        caught_by={
+            "test_backward_without_seed_needs_a_single_element",
+        },
+    ),
+    Mutant(
+        name="tensor_backward_recursive_sort",
+        bug="Tensor.backward sorts the graph with a recursive depth-first search",
+        within="Tensor.backward",
+        old="""        order, seen, stack = [], set(), [(self, False)]
+        while stack:
+            node, expanded = stack.pop()
+            if expanded:
+                order.append(node)
+                continue
+            if id(node) in seen:
+                continue
+            seen.add(id(node))
+            stack.append((node, True))
+            stack.extend((p, False) for p in node._parents if id(p) not in seen)""",
+        new="""        order, seen = [], set()
+
+        def visit(node):
+            if id(node) not in seen:
+                seen.add(id(node))
+                for p in node._parents:
+                    visit(p)
+                order.append(node)
+
+        visit(self)""",
+        caught_by={
+            "test_deep_graph_does_not_recurse",
+        },
+    ),
+    Mutant(
+        name="tensor_backward_breadth_first",
+        bug="Tensor.backward runs the rules in breadth-first order from the output instead of a topological order",
+        within="Tensor.backward",
+        old="""        order, seen, stack = [], set(), [(self, False)]
+        while stack:
+            node, expanded = stack.pop()
+            if expanded:
+                order.append(node)
+                continue
+            if id(node) in seen:
+                continue
+            seen.add(id(node))
+            stack.append((node, True))
+            stack.extend((p, False) for p in node._parents if id(p) not in seen)""",
+        new="""        order, seen, queue = [], {id(self)}, [self]
+        while queue:
+            node = queue.pop(0)
+            order.insert(0, node)  # reversed below: the output runs first
+            for p in node._parents:
+                if id(p) not in seen:
+                    seen.add(id(p))
+                    queue.append(p)""",
+        caught_by={
+            "test_backward_diamond_needs_topological_order",
+            "test_exercise_f_composed_softmax_and_cross_entropy",
+        },
+    ),
+    Mutant(
+        name="tensor_backward_no_visited_set",
+        bug="Tensor.backward's stack-based search has no visited set, so a shared node runs once per path",
+        within="Tensor.backward",
+        old="""            if id(node) in seen:
+                continue
+            seen.add(id(node))
+            stack.append((node, True))
+            stack.extend((p, False) for p in node._parents if id(p) not in seen)""",
+        new="""            stack.append((node, True))
+            stack.extend((p, False) for p in node._parents)""",
+        caught_by={
+            "test_backward_diamond_needs_topological_order",
+            "test_exercise_f_composed_softmax_and_cross_entropy",
+        },
+    ),
+    Mutant(
+        name="tensor_backward_not_reversed",
+        bug="Tensor.backward runs the rules in topological order (inputs first) instead of reversed",
+        within="Tensor.backward",
+        old="for node in reversed(order):",
+        new="for node in order:",
+        caught_by={
+            "test_backward_accumulates_on_leaves_only",
+            "test_backward_diamond_needs_topological_order",
+            "test_broadcast_gradients_have_operand_shapes",
+            "test_deep_graph_does_not_recurse",
+            "test_exercise_b_division",
+            "test_exercise_e_sigmoid[scaled_by_4]",
+            "test_exercise_e_sigmoid[unit]",
+            "test_exercise_f_composed_softmax_and_cross_entropy",
+            "test_gradcheck_accepts_correct_gradients",
+            "test_matmul_broadcasts_leading_axes",
+            "test_tensor_gradcheck[add_bias_broadcast]",
+            "test_tensor_gradcheck[batched_matmul_shared_weight]",
+            "test_tensor_gradcheck[div_broadcast]",
+            "test_tensor_gradcheck[exp]",
+            "test_tensor_gradcheck[log]",
+            "test_tensor_gradcheck[matmul]",
+            "test_tensor_gradcheck[mean_over_two_axes]",
+            "test_tensor_gradcheck[mul_column_row]",
+            "test_tensor_gradcheck[neg_and_numbers]",
+            "test_tensor_gradcheck[pow]",
+            "test_tensor_gradcheck[relu]",
+            "test_tensor_gradcheck[reshape]",
+            "test_tensor_gradcheck[sub_column_row]",
+            "test_tensor_gradcheck[sum_axis]",
+            "test_tensor_gradcheck[sum_tuple_and_negative_axes]",
+            "test_tensor_gradcheck[tanh]",
+            "test_tensor_gradcheck[transpose]",
+            "test_tensor_gradcheck[two_layer_tanh_network]",
+            "test_tensor_relu_gradient_is_zero_at_zero",
+            "test_tensor_used_twice_gets_all_contributions[(x + 1) * x]",
+            "test_tensor_used_twice_gets_all_contributions[(x / 2) * x / x]",
+            "test_tensor_used_twice_gets_all_contributions[x * (x - 1)]",
+            "test_tensor_used_twice_gets_all_contributions[x + x*x]",
+            "test_tensor_used_twice_gets_all_contributions[x.relu() * x ** 2]",
+            "test_tensor_used_twice_gets_all_contributions[x.tanh() * x.exp() + x.log()]",
+            "test_xor_training_reproduces_the_chapter",
+            "test_xor_without_zeroing_overshoots",
+        },
+    ),
+    Mutant(
+        name="tensor_backward_no_reset",
+        bug="Tensor.backward never resets intermediate gradients, so a second call counts the first again",
+        within="Tensor.backward",
+        old="""        for node in order:
+            if node._parents:  # intermediate results are recomputed from scratch on each call
+                node.grad = np.zeros_like(node.data)
+""",
+        new="",
+        caught_by={
+            "test_backward_accumulates_on_leaves_only",
+        },
+    ),
+    Mutant(
+        name="tensor_backward_resets_leaves",
+        bug="Tensor.backward zeroes every node's gradient, leaves included, so leaves do not accumulate",
+        within="Tensor.backward",
+        old="""            if node._parents:  # intermediate results are recomputed from scratch on each call
+                node.grad = np.zeros_like(node.data)""",
+        new="""            node.grad = np.zeros_like(node.data)""",
+        caught_by={
+            "test_backward_accumulates_on_leaves_only",
+            "test_xor_without_zeroing_overshoots",
+        },
+    ),
+    Mutant(
+        name="tensor_backward_resets_after_seeding",
+        bug="Tensor.backward seeds the output's gradient and then zeroes the intermediates, the output included",
+        within="Tensor.backward",
+        old="""        for node in order:
+            if node._parents:  # intermediate results are recomputed from scratch on each call
+                node.grad = np.zeros_like(node.data)
+        self.grad = self.grad + grad""",
+        new="""        self.grad = self.grad + grad
+        for node in order:
+            if node._parents:  # intermediate results are recomputed from scratch on each call
+                node.grad = np.zeros_like(node.data)""",
+        caught_by={
+            "test_backward_accumulates_on_leaves_only",
+            "test_backward_diamond_needs_topological_order",
+            "test_backward_with_explicit_seed",
+            "test_broadcast_gradients_have_operand_shapes",
+            "test_deep_graph_does_not_recurse",
+            "test_exercise_b_division",
+            "test_exercise_d_sum_backward_restores_the_axis[3x4]",
+            "test_exercise_d_sum_backward_restores_the_axis[4x4_square]",
+            "test_exercise_e_sigmoid[scaled_by_4]",
+            "test_exercise_e_sigmoid[unit]",
+            "test_exercise_f_composed_softmax_and_cross_entropy",
+            "test_gradcheck_accepts_correct_gradients",
+            "test_matmul_broadcasts_leading_axes",
+            "test_tensor_gradcheck[add_bias_broadcast]",
+            "test_tensor_gradcheck[batched_matmul_shared_weight]",
+            "test_tensor_gradcheck[div_broadcast]",
+            "test_tensor_gradcheck[exp]",
+            "test_tensor_gradcheck[log]",
+            "test_tensor_gradcheck[matmul]",
+            "test_tensor_gradcheck[mean_over_two_axes]",
+            "test_tensor_gradcheck[mul_column_row]",
+            "test_tensor_gradcheck[neg_and_numbers]",
+            "test_tensor_gradcheck[pow]",
+            "test_tensor_gradcheck[relu]",
+            "test_tensor_gradcheck[reshape]",
+            "test_tensor_gradcheck[sub_column_row]",
+            "test_tensor_gradcheck[sum_axis]",
+            "test_tensor_gradcheck[sum_tuple_and_negative_axes]",
+            "test_tensor_gradcheck[tanh]",
+            "test_tensor_gradcheck[transpose]",
+            "test_tensor_gradcheck[two_layer_tanh_network]",
+            "test_tensor_relu_gradient_is_zero_at_zero",
+            "test_tensor_used_twice_gets_all_contributions[(x + 1) * x]",
+            "test_tensor_used_twice_gets_all_contributions[(x / 2) * x / x]",
+            "test_tensor_used_twice_gets_all_contributions[x * (x - 1)]",
+            "test_tensor_used_twice_gets_all_contributions[x + x*x]",
+            "test_tensor_used_twice_gets_all_contributions[x.relu() * x ** 2]",
+            "test_tensor_used_twice_gets_all_contributions[x.tanh() * x.exp() + x.log()]",
+            "test_xor_training_reproduces_the_chapter",
+            "test_xor_without_zeroing_overshoots",
+        },
+    ),
+    Mutant(
+        name="value_backward_breadth_first",
+        bug="Value.backward runs the rules in breadth-first order from the output instead of a topological order",
+        within="Value.backward",
+        old="""        def visit(v):  # depth-first: a node is appended after all of its parents
+            if id(v) not in seen:
+                seen.add(id(v))
+                for p in v._parents:
+                    visit(p)
+                order.append(v)
+
+        visit(self)""",
+        new="""        queue = [self]
+        seen.add(id(self))
+        while queue:
+            v = queue.pop(0)
+            order.insert(0, v)  # reversed below: the output runs first
+            for p in v._parents:
+                if id(p) not in seen:
+                    seen.add(id(p))
+                    queue.append(p)""",
+        caught_by={
+            "test_value_diamond_needs_topological_order",
+        },
+    ),
+    Mutant(
+        name="unbroadcast_size_one_before_padding",
+        bug="_unbroadcast sums the size-1 axes before dropping the extra leading axes, so they are misaligned",
+        within="_unbroadcast",
+        old="""    while grad.ndim > len(shape):
+        grad = grad.sum(axis=0)
+    for axis, size in enumerate(shape):
+        if size == 1 and grad.shape[axis] != 1:
+            grad = grad.sum(axis=axis, keepdims=True)""",
+        new="""    for axis, size in enumerate(shape):
+        if size == 1 and grad.shape[axis] != 1:
+            grad = grad.sum(axis=axis, keepdims=True)
+    while grad.ndim > len(shape):
+        grad = grad.sum(axis=0)""",
+        caught_by={
+            "test_broadcast_gradients_have_operand_shapes",
+        },
+    ),
+    Mutant(
+        name="sum_backward_expands_last_axis",
+        bug="Tensor.sum backward always puts the summed axis back at the end (np.expand_dims(g, -1))",
+        within="Tensor.sum",
+        old="np.expand_dims(out.grad, axes)",
+        new="np.expand_dims(out.grad, -1)",
+        caught_by={
+            "test_tensor_gradcheck[mean_over_two_axes]",
+        },
+    ),
+    Mutant(
+        name="transpose_default_axes_0_1",
+        bug="Tensor.transpose defaults to swapping axes 0 and 1 instead of the last two",
+        within="Tensor.transpose",
+        old="def transpose(self, axis1=-2, axis2=-1):",
+        new="def transpose(self, axis1=0, axis2=1):",
+        caught_by={
+            "test_shape_operations_forward",
+            "test_tensor_gradcheck[transpose]",
+        },
+    ),
+    Mutant(
+        name="tensor_sigmoid_forward_sign",
+        bug="Tensor.sigmoid computes 1 / (1 + e**x), dropping the minus sign",
+        within="Tensor.sigmoid",
+        old="s = 1.0 / (1.0 + np.exp(-self.data))",
+        new="s = 1.0 / (1.0 + np.exp(self.data))",
+        caught_by={
+            "test_exercise_e_sigmoid[scaled_by_4]",
+            "test_exercise_e_sigmoid[unit]",
+        },
     ),
 ]
