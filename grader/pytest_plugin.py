@@ -17,10 +17,10 @@ from pathlib import Path
 import pytest
 
 from .labs import KIT_ROOT
+from .progress import PROGRESS_ENV
 from .seam import IMPL_ENV, SubmissionError
 from .testing.checks import LabCheckFailure
 
-PROGRESS_ENV = "LABKIT_PROGRESS"
 MESSAGE_LIMIT = 600
 
 _progress_key = pytest.StashKey[object]()

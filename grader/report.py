@@ -12,6 +12,7 @@ import os
 import platform
 import tempfile
 from datetime import datetime, timezone
+from importlib import metadata
 from pathlib import Path
 
 from . import __version__
@@ -28,11 +29,10 @@ def _number(x: float) -> float | int:
 
 
 def _numpy_version() -> str:
-    try:
-        import numpy
-    except ImportError:  # pragma: no cover - numpy is a dependency
+    try:  # the installed distribution's version, without paying for `import numpy`
+        return metadata.version("numpy")
+    except metadata.PackageNotFoundError:  # pragma: no cover - numpy is a dependency
         return "unknown"
-    return numpy.__version__
 
 
 def build_report(

@@ -16,11 +16,11 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from .labs import KIT_ROOT, Lab
-from .pytest_plugin import PROGRESS_ENV
+from .progress import PROGRESS_ENV, read_progress
 from .seam import IMPL_ENV, Implementation
 
 OUTCOMES = ("passed", "failed", "error", "timeout", "crashed", "not_run")
@@ -63,6 +63,8 @@ def _pytest_command(lab: Lab, json_path: Path, extra: list[str]) -> list[str]:
         str(KIT_ROOT),
         "--noconftest",
         "-p",
+        "no:xdist",  # installed for the kit's own tests; a lab run has no use for it
+        "-p",
         "no:cacheprovider",
         "-q",
         "--tb=no",  # the grader renders its own messages; formatting tracebacks costs time
@@ -80,31 +82,6 @@ def _child_env(impl: Implementation, progress: Path, extra_env: dict[str, str]) 
     env.setdefault("PYTHONHASHSEED", "0")
     env.update(extra_env)
     return env
-
-
-@dataclass
-class _Progress:
-    collected: list[dict] | None = None  # None until collection finished
-    started: list[str] = field(default_factory=list)  # test ids, in order
-    results: dict[str, dict] = field(default_factory=dict)  # test id -> the plugin's verdict
-
-
-def _read_progress(path: Path) -> _Progress:
-    progress = _Progress()
-    if path.exists():
-        for line in path.read_text(encoding="utf-8").splitlines():
-            try:
-                event = json.loads(line)
-            except json.JSONDecodeError:
-                break  # a line cut short by a dying process
-            kind = event.get("event")
-            if kind == "collected":
-                progress.collected = event["tests"]
-            elif kind == "start":
-                progress.started.append(event["id"])
-            elif kind == "result":
-                progress.results[event["id"]] = event
-    return progress
 
 
 def _stage_duration(entry: dict) -> float:
@@ -178,7 +155,7 @@ def _run_once(lab: Lab, impl: Implementation, env_extra: dict, deselect: list[st
             killed, started_at, last_started = "", time.monotonic(), (None, time.monotonic())
             while proc.poll() is None:
                 time.sleep(0.05)
-                started = _read_progress(progress).started
+                started = read_progress(progress).started
                 now = time.monotonic()
                 if started and started[-1] != last_started[0]:
                     last_started = (started[-1], now)
@@ -189,7 +166,7 @@ def _run_once(lab: Lab, impl: Implementation, env_extra: dict, deselect: list[st
                 if killed:
                     _kill_group(proc)
                     break
-        progress_now = _read_progress(progress)
+        progress_now = read_progress(progress)
         points = {t["id"]: t for t in progress_now.collected or []}
         text = output.read_text(errors="replace")
         if json_path.exists() and not killed and proc.returncode in (0, 1):
@@ -259,7 +236,7 @@ def collect(lab: Lab) -> list[dict]:
         cmd = _pytest_command(lab, Path(tmp) / "pytest.json", ["--collect-only"])
         env = _child_env(Implementation("ref", None), progress, {})
         proc = subprocess.run(cmd, cwd=KIT_ROOT, env=env, capture_output=True, text=True, timeout=120)
-        collected = _read_progress(progress).collected
+        collected = read_progress(progress).collected
         if collected is None:
             raise GradingError(
                 f"the tests of lab {lab.id} could not be collected:\n{(proc.stdout + proc.stderr)[-3000:]}"
