@@ -1,0 +1,536 @@
+"""Lab lesson1_3's tests: one file for every implementation.
+
+The code under test comes from the seam (``IMPL=mine|ref|path``). Tests use only the
+handout's public API, convert every returned value to an exact float or float64 array
+before comparing, and compute expected numbers with the kit's own trusted code
+(grader.testing), never with the functions the student writes.
+
+The expected figures are the lesson's; where the lesson prints a rounded figure, the
+full-precision value from the reference is pinned next to it.
+
+Run them with ``make lab LAB=lesson1_3`` or ``IMPL=ref pytest labs/lesson1_3/test_lab.py``.
+"""
+
+import math
+
+import numpy as np
+import pytest
+
+from grader import under_test
+from grader.testing import (
+    SpecScalar,
+    as_array,
+    as_float,
+    check_scalar_gradients,
+    expect_close,
+    expect_shape,
+    fail,
+    graded,
+    numerical_gradient,
+)
+
+lab = under_test("lesson1_3")
+
+ACCUMULATE = "add each contribution with +=: a number used twice receives the sum of both uses"
+TOPOLOGICAL = (
+    "backward() must run a node's rule only after every node that uses it has run its own: "
+    "build a topological order (each node once, after the nodes it was built from) and walk it in reverse"
+)
+XS = [0.0, 1.0, 2.0, 3.0]
+YS = [1.0, 3.0, 5.0, 7.0]  # exactly y = 2x + 1
+NOISY_YS = [1.2, 2.7, 5.3, 6.9]
+
+
+def grads(*values):
+    return [as_float(v.grad, f"input {i}'s .grad") for i, v in enumerate(values)]
+
+
+def spec_derivative(f, at):
+    """The kit's derivative of ``f`` (written against the Value API) at ``at``: central differences of SpecScalar."""
+    return float(numerical_gradient(lambda x: f(SpecScalar(float(x))).data, np.array(at)))
+
+
+def central(f, args, i, h=1e-6):
+    """The kit's own derivative of a trusted Python function, by central differences."""
+    return float(
+        numerical_gradient(
+            lambda x: f(*[float(x) if j == i else a for j, a in enumerate(args)]), np.array(args[i]), eps=h
+        )
+    )
+
+
+# ---------------------------------------------------------------------------
+# Task 1: the Value engine
+# ---------------------------------------------------------------------------
+
+
+@graded(task="engine", points=1, hint="Value(data) stores float(data) in .data and starts .grad at the float 0.0")
+def test_engine_value_holds_a_float_and_a_zero_gradient():
+    x = lab.Value(3)
+    expect_close(as_float(x.data, "Value(3).data"), 3.0, "Value(3).data")
+    expect_close(as_float(x.grad, "Value(3).grad before any backward pass"), 0.0, "Value(3).grad")
+
+
+@graded(task="engine", points=4, hint="each backward step multiplies a local derivative by the gradient from above")
+def test_engine_reproduces_the_lessons_graph():
+    # f = (a*b + c) * (-2) at a = 2, b = -3, c = 10: d = -6, e = 4, f = -8.
+    a, b, c = lab.Value(2.0), lab.Value(-3.0), lab.Value(10.0)
+    f = (a * b + c) * lab.Value(-2.0)
+    f.backward()
+    expect_close(as_float(f.data, "f.data"), -8.0, "f = (a*b + c) * (-2)")
+    expect_close(grads(a, b, c), [6.0, -4.0, -2.0], "(df/da, df/db, df/dc) for f = (a*b + c) * (-2)")
+
+
+def shared_node(x):
+    u = x * 2.0  # an intermediate node used twice: directly and through exp
+    return u * u.exp()
+
+
+# x reaches the output along two paths; the rule that runs second must add to what the first left.
+# The operation named with each case is the one whose rule runs second.
+REPEATED = {
+    "(x + 1) * x": (lambda x: (x + 1.0) * x, "add"),
+    "(exp(x) + x) * x": (lambda x: (x.exp() + x) * x, "exp"),
+    "x**2 * x": (lambda x: x**2 * x, "pow"),
+    "log(x) * x": (lambda x: x.log() * x, "log"),
+    "tanh(x) * x": (lambda x: x.tanh() * x, "tanh"),
+    "u * exp(u) with u = 2x": (shared_node, None),
+}
+
+
+@graded(task="engine", points=4, hint=ACCUMULATE)
+def test_engine_adds_the_contributions_of_a_repeated_number():
+    x = lab.Value(3.0)
+    y = x * x + x * 2
+    y.backward()
+    expect_close(as_float(y.data, "y.data"), 15.0, "y = x*x + 2x at x = 3")
+    got = as_float(x.grad, "x.grad")
+    if got != 8.0:
+        why = {2.0: "only the 2x term's contribution arrived", 3.0: "only one factor of x*x contributed"}
+        fail(f"y = x*x + 2x at x = 3: expected dy/dx = 2x + 2 = 8.0, got {got:g}", why.get(got, ACCUMULATE))
+    for text, (f, op) in REPEATED.items():
+        x = lab.Value(0.8)
+        y = f(x)
+        y.backward()
+        expect_close(as_float(y.data, f"({text}).data"), f(SpecScalar(0.8)).data, f"y = {text} at x = 0.8")
+        got, expected = as_float(x.grad, "x.grad"), spec_derivative(f, 0.8)
+        if not math.isclose(got, expected, rel_tol=1e-4, abs_tol=1e-6):
+            if op is None:
+                hint = f"u is an intermediate node used twice; {TOPOLOGICAL}"
+            else:
+                hint = f"{op}'s backward rule must add with += too: a number used twice receives the sum of both uses"
+                if op in SCALAR_CASES:
+                    hint += f" (if test_engine_operations[{op}] fails as well, fix that rule first)"
+            fail(f"y = {text} at x = 0.8: expected dy/dx = {expected:.6f}, got {got:.6f}", hint)
+
+
+NEURON = [-3.0, 1.0, 6.8814, 2.0, 0.0]  # w1, w2, bias, x1, x2
+
+
+def neuron(w1, w2, b, x1, x2):
+    return math.tanh(w1 * x1 + w2 * x2 + b)
+
+
+@graded(task="engine", points=4, hint="tanh's derivative is 1 - tanh**2; x2 = 0 makes w2's gradient exactly 0")
+def test_engine_neuron_matches_finite_differences_to_six_places():
+    w1, w2, bias, x1, x2 = (lab.Value(v) for v in NEURON)
+    out = (w1 * x1 + w2 * x2 + bias).tanh()
+    out.backward()
+    expect_close(as_float(out.data, "out.data"), 0.7071199874301226, "the neuron's output (the lesson: 0.70712)")
+    got = grads(w1, w2, bias, x1, x2)
+    expected = [central(neuron, NEURON, i) for i in range(5)]
+    names = ["w1", "w2", "bias", "x1", "x2"]
+    for name, g, e in zip(names, got, expected, strict=True):
+        if abs(g - e) >= 5e-7:
+            fail(f"the neuron's d out/d {name}: the numerical estimate is {e:.6f}, your engine gives {g:.7f}")
+
+
+UPSTREAM = "multiply the local derivative by out.grad, the gradient arriving from above (the chain rule)"
+
+# Each operation sits under a factor 3 or another operation, so its rule must use out.grad.
+SCALAR_CASES = {
+    "exp": (lambda x: x.exp() * 3.0, [0.7], f"exp's local derivative is exp(x), its own output; {UPSTREAM}"),
+    "log": (lambda x: x.log() * 3.0, [1.3], f"log's local derivative is 1/x, x being the input; {UPSTREAM}"),
+    "tanh": (lambda x: x.tanh() * 3.0, [-0.4], f"tanh's local derivative is 1 - t*t with t = tanh(x); {UPSTREAM}"),
+    "pow": (lambda x: x**3 + x**-1, [1.7], "x**k has the local derivative k * x**(k - 1)"),
+    "neg_sub": (lambda a, b: -a - b, [1.5, -0.7], "-a is a * -1 and a - b is a + (-b): both stay in the graph"),
+    "div": (lambda a, b: a / b, [1.5, -0.7], "a / b is a * b**-1, so d(a/b)/db = -a / b**2"),
+    "numbers_on_the_left": (
+        lambda a, b: 2.0 - a * b + 3.0 / a + 1.0 + 4.0 * b,
+        [1.5, -0.7],
+        "a reflected operator gets the number as `other`: 2 - x is other - self, 2 / x is other / self",
+    ),
+    "numbers_on_the_right": (
+        lambda a, b: (a - 2.0) / 4.0 + b * 0.5,
+        [1.5, -0.7],
+        "wrap a plain number in a Value before using its .data",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(SCALAR_CASES))
+@graded(task="engine", points=1, hint="each operation's backward rule adds local derivative times out.grad")
+def test_engine_operations(case):
+    f, inputs, hint = SCALAR_CASES[case]
+    got = as_float(f(*[lab.Value(v) for v in inputs]).data, f"Value {case}: the result's .data")
+    expected = f(*[SpecScalar(v) for v in inputs]).data
+    expect_close(got, expected, f"Value {case}: forward value at {inputs}", atol=1e-10, hint=hint)
+    check_scalar_gradients(lab.Value, f, inputs, f"Value {case}", hint=hint)
+
+
+@pytest.mark.parametrize("at", [2.0, -2.0, 0.0], ids=["x=2", "x=-2", "x=0"])
+@graded(task="engine", points=1, hint="exercise 2: relu(x) = x if x > 0 else 0; its gradient is 1 if x > 0 else 0")
+def test_engine_relu(at):
+    x = lab.Value(at)
+    y = x.relu()
+    y.backward()
+    expect_close(as_float(y.data, "relu(x).data"), max(at, 0.0), f"relu({at:g})")
+    expect_close(
+        as_float(x.grad, "x.grad"),
+        1.0 if at > 0 else 0.0,
+        f"d relu(x)/dx at x = {at:g}",
+        hint="the gradient passes only where x > 0 (strictly: at x = 0 it is 0), and it is out.grad, not out.data",
+    )
+    if at != 0.0:  # at the kink the central difference straddles both sides and gives 0.5
+        expect_close(central(lambda v: max(v, 0.0), [at], 0), 1.0 if at > 0 else 0.0, "the central difference")
+
+
+@graded(
+    task="engine",
+    points=3,
+    hint="backward() adds into a leaf's .grad and never resets it (only clearing by hand does): "
+    "a leaf used by two graphs collects the gradients of both passes",
+)
+def test_engine_leaf_gradients_add_up_across_backward_passes():
+    x, w = lab.Value(3.0), lab.Value(-2.0)
+    (x * w).backward()  # dx = w = -2, dw = x = 3
+    (x * x + w).backward()  # a new graph on the same leaves: dx = 2x = 6, dw = 1
+    expect_close(
+        grads(x, w),
+        [4.0, 4.0],
+        "(x.grad, w.grad) after (x*w).backward() then (x*x + w).backward(): (-2 + 6, 3 + 1)",
+    )
+
+
+@graded(task="engine", points=3, hint="exercise 6: chain tanh's derivative through both layers")
+def test_engine_two_layer_tanh():
+    w1, w2, x = lab.Value(0.5), lab.Value(-1.5), lab.Value(2.0)
+    out = (w2 * (w1 * x).tanh()).tanh()
+    out.backward()
+    by_hand = math.tanh(1.0)  # the hidden value tanh(w1 x)
+    top = math.tanh(-1.5 * by_hand)
+    expected = [(1 - top**2) * -1.5 * (1 - by_hand**2) * 2.0, (1 - top**2) * by_hand]  # -0.42260, 0.25545
+    expect_close(as_float(out.data, "out.data"), top, "tanh(w2 tanh(w1 x)) at w1 = 0.5, w2 = -1.5, x = 2")
+    expect_close(grads(w1, w2), expected, "(d out/d w1, d out/d w2)", atol=1e-12)
+
+
+# ---------------------------------------------------------------------------
+# Task 2: the numerical check
+# ---------------------------------------------------------------------------
+
+
+@graded(task="numeric", points=4, hint="the central difference is (f(x + h) - f(x - h)) / (2h), not a one-sided one")
+def test_numerical_derivative_is_central():
+    def cube(x):
+        return x**3
+
+    for h in (1e-6, 1e-3):
+        got = as_float(lab.numerical_derivative(cube, [2.0], 0, h=h), f"numerical_derivative(x**3, [2], 0, h={h})")
+        expected = ((2.0 + h) ** 3 - (2.0 - h) ** 3) / (2 * h)  # 12 + h**2, while a forward difference is 12 + 6h
+        expect_close(got, expected, f"the derivative of x**3 at 2 with h = {h}", atol=1e-9, rtol=0)
+    default = as_float(lab.numerical_derivative(cube, [2.0], 0), "numerical_derivative without h")
+    expect_close(default, 12.0, "the derivative of x**3 at 2 with the default h = 1e-6", atol=1e-8, rtol=0)
+
+
+@graded(task="numeric", points=3, hint="nudge only argument i, on copies: the caller's list must not change")
+def test_numerical_derivative_picks_argument_i_and_leaves_args_alone():
+    args = list(NEURON)
+    for i in range(5):
+        got = as_float(lab.numerical_derivative(neuron, args, i), f"numerical_derivative(neuron, args, {i})")
+        if args != NEURON:
+            fail(f"numerical_derivative(neuron, args, {i}) changed the caller's args: {NEURON} became {args}")
+        expect_close(
+            got, central(neuron, NEURON, i), f"the neuron's derivative with respect to argument {i}", atol=1e-9, rtol=0
+        )
+
+
+@graded(task="numeric", points=3, hint="the engine and the estimate must agree to six decimal places")
+def test_numerical_derivative_agrees_with_the_engine():
+    rounded = [round(as_float(lab.numerical_derivative(neuron, list(NEURON), i), "the estimate"), 6) for i in range(5)]
+    expect_close(rounded, [0.999963, 0.0, 0.499981, -1.499944, 0.499981], "the lesson's estimates", atol=1e-12)
+    w1, w2, bias, x1, x2 = (lab.Value(v) for v in NEURON)
+    (w1 * x1 + w2 * x2 + bias).tanh().backward()
+    expect_close(grads(w1, w2, bias, x1, x2), rounded, "engine against estimate, to six places", atol=5e-7, rtol=0)
+
+
+# ---------------------------------------------------------------------------
+# Task 3: the gradient through a softmax
+# ---------------------------------------------------------------------------
+
+
+def softmax(z):
+    e = np.exp(np.asarray(z) - np.max(z))
+    return e / e.sum()
+
+
+def run_softmax(logits, target):
+    values = [lab.Value(v) for v in logits]
+    probs, loss = lab.softmax_cross_entropy(values, target)
+    got_probs = np.array([as_float(p.data, f"probs[{i}].data") for i, p in enumerate(probs)])
+    got_loss = as_float(loss.data, "loss.data")
+    loss.backward()
+    return got_probs, got_loss, np.array(grads(*values))
+
+
+@graded(task="softmax", points=6, hint="probabilities are exp(z - max) / their sum; the loss is -log p[target]")
+def test_softmax_reproduces_the_lesson():
+    probs, loss, gradient = run_softmax([2.0, 1.0, 0.1], 0)
+    expect_close(probs.round(4), [0.659, 0.2424, 0.0986], "probabilities, to 4 places", atol=1e-12)
+    expect_close(round(loss, 4), 0.417, "loss, to 4 places", atol=1e-12)
+    expect_close(gradient.round(4), [-0.341, 0.2424, 0.0986], "gradient of the logits, to 4 places", atol=1e-12)
+    expected = softmax([2.0, 1.0, 0.1])
+    expect_close(probs, expected, "probabilities", rtol=1e-9)
+    expect_close(loss, -math.log(expected[0]), "loss", rtol=1e-9)
+
+
+@pytest.mark.parametrize("target", [0, 3, 4])
+@graded(task="softmax", points=2, hint="the gradient is the probabilities minus the one-hot target")
+def test_softmax_gradient_is_probabilities_minus_one_hot(target):
+    logits = list(np.random.default_rng(target).normal(size=5) * 2.0)
+    probs, loss, gradient = run_softmax(logits, target)
+    expected = softmax(logits)
+    expect_close(probs, expected, f"probabilities of 5 logits, target {target}", rtol=1e-9)
+    expect_close(
+        loss,
+        -math.log(expected[target]),
+        f"loss -log p[{target}] for target {target}",
+        rtol=1e-9,
+        hint="the loss is -log of the probability of the target, probs[target]",
+    )
+    expect_close(gradient, expected - np.eye(5)[target], "gradient of the logits", atol=1e-12, rtol=1e-9)
+
+
+@graded(
+    task="softmax",
+    points=3,
+    hint="subtract the LARGEST logit before exp: every exponent is then <= 0, while exp(1000) overflows a float "
+    "(shifting by the smallest or the mean logit leaves exponents near 1000 when the logits are far apart)",
+)
+def test_softmax_is_stable_for_large_logits():
+    probs, loss, gradient = run_softmax([1002.0, 1001.0, 1000.1], 0)
+    expected = softmax([2.0, 1.0, 0.1])
+    expect_close(probs, expected, "probabilities of logits (1002, 1001, 1000.1)", rtol=1e-9)
+    expect_close(gradient, expected - [1.0, 0.0, 0.0], "gradient of logits near 1000", atol=1e-9)
+    spread = [1000.0, 999.0, -1000.0, -1000.0]  # 2000 apart: only the shift by the largest keeps exp finite
+    probs, loss, gradient = run_softmax(spread, 1)
+    expected = softmax(spread)  # (0.731, 0.269, 0, 0): exp(-2000) underflows harmlessly to 0
+    expect_close(probs, expected, "probabilities of logits (1000, 999, -1000, -1000)", rtol=1e-9)
+    expect_close(loss, -math.log(expected[1]), "loss of logits (1000, 999, -1000, -1000), target 1", rtol=1e-9)
+    expect_close(gradient, expected - np.eye(4)[1], "gradient of logits (1000, 999, -1000, -1000)", atol=1e-12)
+
+
+# ---------------------------------------------------------------------------
+# Task 4: matrix-product gradients
+# ---------------------------------------------------------------------------
+
+
+def numeric_matmul_grads(X, W, T):
+    """The kit's numerical gradients of 0.5 * sum((X W - T)^2) with respect to X and W."""
+
+    def loss(X, W):
+        return 0.5 * float(((X @ W - T) ** 2).sum())
+
+    return numerical_gradient(lambda x: loss(x, W), X), numerical_gradient(lambda w: loss(X, w), W)
+
+
+@pytest.mark.parametrize(
+    "shape", [(4, 3, 2), (5, 3, 6), (2, 4, 4), (1, 5, 3)], ids=["lesson_4x3x2", "5x3x6", "2x4x4", "1x5x3"]
+)
+@graded(task="matmul", points=2.5, hint="dX = dY W^T has X's shape (n, d); dW = X^T dY has W's shape (d, k)")
+def test_matmul_grads_match_the_numerical_check(shape):
+    n, d, k = shape
+    rng = np.random.default_rng(0)
+    X, W, T = rng.standard_normal((n, d)), rng.standard_normal((d, k)), rng.standard_normal((n, k))
+    dY = X @ W - T  # the gradient of the loss with respect to Y
+    result = lab.matmul_grads(X.copy(), W.copy(), dY.copy())
+    if not isinstance(result, tuple) or len(result) != 2:
+        fail(f"matmul_grads should return a tuple (dX, dW), got {type(result).__name__}")
+    dX, dW = as_array(result[0], "dX"), as_array(result[1], "dW")
+    expect_shape(dX.shape, (n, d), "dX")
+    expect_shape(dW.shape, (d, k), "dW")
+    numeric_dX, numeric_dW = numeric_matmul_grads(X, W, T)
+    # The lesson measures 1.9e-9 between dW and the numerical check on its (4, 3, 2) problem.
+    for name, got, expected in (("dW", dW, numeric_dW), ("dX", dX, numeric_dX)):
+        worst = float(np.abs(got - expected).max())
+        if worst > 1e-8:
+            fail(f"{name} for X {X.shape} @ W {W.shape}: differs from the numerical check by {worst:.2e} (over 1e-8)")
+
+
+# ---------------------------------------------------------------------------
+# Task 5: gradient descent
+# ---------------------------------------------------------------------------
+
+# The lesson's table (learning rate 0.05), with the reference's full-precision rows.
+TABLE = {
+    0: (21.0, 0.0, 0.0),
+    1: (7.05875, 0.8500000000000001, 0.4),
+    2: (2.373021875, 1.3425, 0.6325000000000001),
+    10: (0.0009197664353937435, 2.009280835294629, 0.9575813953269533),
+    50: (4.764590706993316e-05, 2.00536833829494, 0.9885383743418655),
+    100: (2.326323638968845e-06, 2.0011862115360692, 0.9974673890090854),
+    200: (5.545736142803584e-09, 2.0000579170826387, 0.9998763446184832),
+}
+
+
+def rows(xs, ys, lr, steps, **kwargs):
+    """fit_line's rows as exact (int, float, float, float) tuples."""
+    result = lab.fit_line(list(xs), list(ys), lr, steps, **kwargs)
+    if not isinstance(result, list):
+        fail(f"fit_line should return a list of rows, got {type(result).__name__}")
+    if len(result) != steps + 1:
+        fail(
+            f"fit_line(..., steps={steps}) should return {steps + 1} rows (steps 0 to {steps}), got {len(result)}",
+            "evaluate the loss at step 0 too, and at the last step",
+        )
+    checked = []
+    for index, row in enumerate(result):
+        if not isinstance(row, tuple) or len(row) != 4:
+            fail(f"row {index} should be a tuple (step, loss, w, b), got {row!r:.80}")
+        if type(row[0]) is not int or row[0] != index:
+            fail(f"row {index} should start with the step number {index}, got {row[0]!r}")
+        checked.append(
+            (
+                index,
+                *(as_float(v, f"row {index}'s {name}") for v, name in zip(row[1:], ("loss", "w", "b"), strict=True)),
+            )
+        )
+    return checked
+
+
+@graded(
+    task="descent",
+    points=8,
+    hint="each step computes a fresh loss, the mean of the squared errors over the points; "
+    "record w and b before updating them",
+)
+def test_fit_line_reproduces_the_lessons_table():
+    got = rows(XS, YS, 0.05, 200)
+    for step, (loss, w, b) in TABLE.items():
+        _, got_loss, got_w, got_b = got[step]
+        if step == 0 and (got_w, got_b) != (0.0, 0.0):
+            fail(
+                f"row 0 should hold the starting w = b = 0, got w = {got_w}, b = {got_b}",
+                "append the row before the update, with the values the loss was computed from",
+            )
+        expect_close([got_loss, got_w, got_b], [loss, w, b], f"step {step}: (loss, w, b)", atol=1e-12, rtol=1e-6)
+
+
+@graded(task="descent", points=6, hint="exercise 3: noise leaves a floor; the fit is the least-squares line")
+def test_fit_line_on_noisy_points_reaches_the_least_squares_line():
+    got = rows(XS, NOISY_YS, 0.05, 200)
+    expect_close(
+        got[200][1:],
+        [0.05575003007808269, 1.9701348814270463, 1.0697120225404828],
+        "noisy points, step 200: (loss, w, b)",
+        atol=1e-12,
+        rtol=1e-6,
+    )
+    A = np.c_[XS, np.ones(4)]
+    (w, b), *_ = np.linalg.lstsq(A, np.array(NOISY_YS), rcond=None)  # 1.97, 1.07
+    floor = float(((A @ [w, b] - NOISY_YS) ** 2).mean())  # 0.05575: the loss cannot reach zero
+    _, loss, got_w, got_b = rows(XS, NOISY_YS, 0.05, 2000)[-1]
+    expect_close([loss, got_w, got_b], [floor, w, b], "noisy points after 2000 steps: (loss, w, b)", atol=1e-9)
+
+
+# Exercise 5 at learning rate 0.05, gradients never cleared: the reference's rows.
+NO_ZEROING = {
+    2: (0.14952187499999992, 2.1925, 1.0325000000000002),
+    3: (10.666475953124998, 3.4627499999999998, 1.6328750000000003),
+    50: (2.807859637178902, 2.721566659243643, 1.3863353356727304),
+    200: (19.520789804200426, 0.02396930847282039, 0.13783143446479956),
+}
+
+
+@graded(task="descent", points=6, hint="exercise 5: with zero_grad=False never reset w.grad and b.grad")
+def test_fit_line_without_zeroing_keeps_overshooting():
+    got = rows(XS, YS, 0.05, 200, zero_grad=False)
+    expect_close(got[1][1:], TABLE[1], "without zeroing, step 1 equals the zeroed run's", atol=1e-12, rtol=1e-6)
+    for step, expected in NO_ZEROING.items():
+        expect_close(got[step][1:], expected, f"without zeroing, step {step}: (loss, w, b)", atol=1e-12, rtol=1e-6)
+    losses = [row[1] for row in got]
+    lowest = int(np.argmin(losses))
+    if lowest != 78 or max(losses[100:]) < 19:
+        fail(
+            f"without zeroing the loss should dip to 0.0031 at step 78 and swing back above 19; "
+            f"lowest at step {lowest}, largest after step 100 is {max(losses[100:]):.3g}"
+        )
+
+
+# ---------------------------------------------------------------------------
+# Task 6: the learning-rate ceiling
+# ---------------------------------------------------------------------------
+
+
+def ceiling(xs):
+    """The kit's own 2 / (largest eigenvalue of the MSE loss's Hessian in (w, b))."""
+    x = np.asarray(xs, dtype=np.float64)
+    hessian = (2 / len(x)) * np.array([[x @ x, x.sum()], [x.sum(), len(x)]])
+    return 2 / float(np.linalg.eigvalsh(hessian)[-1])
+
+
+@graded(task="ceiling", points=4, hint="2 divided by the LARGEST eigenvalue of the Hessian (2/n)[[Σx², Σx], [Σx, n]]")
+def test_max_stable_lr():
+    got = as_float(lab.max_stable_lr(list(XS)), "max_stable_lr(xs)")
+    expect_close(round(got, 3), 0.238, "the lesson's ceiling, to 3 places", atol=1e-12)
+    for xs in (XS, [-1.0, 0.5, 2.0, 4.5], [10.0, 11.0, 12.5]):
+        got = as_float(lab.max_stable_lr(list(xs)), f"max_stable_lr({xs})")
+        expect_close(got, ceiling(xs), f"max_stable_lr({xs})", rtol=1e-9)
+
+
+# The lesson's learning-rate table: the loss of the 100th evaluation (after 99 updates).
+LR_TABLE = {
+    0.001: (3.9489413060227085, "3.95"),
+    0.01: (0.00030003851144023747, "0.0003"),
+    0.05: (2.471139388232938e-06, "0.0000025"),
+    0.1: (5.1947521732175676e-09, "5e-9"),
+    0.2: (1.2503968360186637e-14, "about 1e-14"),
+    0.3: (2.5951540616999025e37, "2.6e37"),
+}
+
+
+@pytest.mark.parametrize("lr", list(LR_TABLE))
+@graded(task="ceiling", points=1, hint="the loss of the 100th evaluation is fit_line(xs, ys, lr, 99)[-1]")
+def test_learning_rate_table(lr):
+    expected, printed = LR_TABLE[lr]
+    loss = rows(XS, YS, lr, 99)[-1][1]
+    expect_close(
+        loss,
+        expected,
+        f"learning rate {lr}: the loss of the 100th evaluation (the lesson: {printed})",
+        atol=0,
+        rtol=1e-6,
+    )
+
+
+@graded(task="ceiling", points=3, hint="exercise 4: both rates lie just above the ceiling 0.23795")
+def test_rates_0238_and_024_both_diverge():
+    for lr, expected in ((0.238, 22.81826694057792), (0.24, 618.2860876137535)):
+        got = rows(XS, YS, lr, 99)
+        if got[-1][1] <= got[0][1]:
+            fail(
+                f"learning rate {lr} lies above the ceiling 0.23795: its loss should grow, "
+                f"but went from {got[0][1]:.4g} to {got[-1][1]:.4g}"
+            )
+        expect_close(got[-1][1], expected, f"learning rate {lr}: the loss of the 100th evaluation", rtol=1e-6)
+
+
+@graded(task="ceiling", points=2, hint="below the ceiling descent converges; above it every step overshoots more")
+def test_the_ceiling_separates_convergence_from_divergence():
+    limit = as_float(lab.max_stable_lr(list(XS)), "max_stable_lr(xs)")
+    below = rows(XS, YS, 0.98 * limit, 300)[-1][1]
+    above = rows(XS, YS, 1.02 * limit, 300)[-1][1]
+    if not (below < 1e-6 and above > 1e6):
+        fail(
+            f"after 300 steps: at 0.98 x ceiling the loss should be tiny (got {below:.3g}), "
+            f"at 1.02 x ceiling huge (got {above:.3g})"
+        )
