@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import os
 import re
 import sys
 from dataclasses import dataclass, field
@@ -14,6 +16,7 @@ else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
 KIT_ROOT = Path(__file__).resolve().parent.parent
+LIMITS_ENV = "LABKIT_LIMITS"  # JSON object overriding every lab's [limits], e.g. for fast red-team runs
 LABS_DIR = KIT_ROOT / "labs"
 REFERENCE_DIR = KIT_ROOT / "reference"
 
@@ -94,8 +97,21 @@ def _load(folder: Path) -> Lab:
         tasks=tuple(Task(t["id"], t["title"]) for t in meta["tasks"]),
         starter_sources=tuple(starter.get("sources", ())),
         starter_docstring=starter.get("docstring", ""),
-        limits=dict(meta.get("limits", {})),
+        limits={**meta.get("limits", {}), **_limit_overrides()},
     )
+
+
+def _limit_overrides() -> dict:
+    raw = os.environ.get(LIMITS_ENV)
+    if not raw:
+        return {}
+    try:
+        overrides = json.loads(raw)
+    except json.JSONDecodeError:
+        raise LabError(f"{LIMITS_ENV} must be a JSON object, e.g. '{{\"test_seconds\": 5}}'") from None
+    if not isinstance(overrides, dict) or not all(isinstance(v, (int, float)) for v in overrides.values()):
+        raise LabError(f"{LIMITS_ENV} must map limit names to numbers")
+    return overrides
 
 
 @cache

@@ -1,9 +1,12 @@
 """The progress stream: what the pytest plugin tells the grader while the tests run.
 
 One JSON object per line, flushed as it happens: ``collected`` (the trusted list of
-tests with their tasks and points), then per test ``start`` and ``result``. If the test
-process dies, the grader still knows what finished, and which test was running.
-This module is imported by the grader's parent process, so it stays free of pytest.
+tests with their tasks and points), then per test ``start`` and ``result``, and behind
+the wall ``isolation`` (the protections in force). A run that grades several
+submissions (a queue) frames each one's events with ``submission`` and
+``submission_done``. If the test process dies, the grader still knows what finished,
+and which test was running. This module is imported by the grader's parent process,
+so it stays free of pytest.
 """
 
 from __future__ import annotations
@@ -13,28 +16,67 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 PROGRESS_ENV = "LABKIT_PROGRESS"
+PARENT_ENV = "LABKIT_PARENT_PID"  # the grader process: the session dies with it
+QUEUE_ENV = "LABKIT_QUEUE"  # a JSON file listing the submissions one pytest session grades in turn
 
 
 @dataclass
-class Progress:
-    collected: list[dict] | None = None  # None until collection finished
+class Part:
+    """One submission's share of a run (the only share, outside a queue)."""
+
     started: list[str] = field(default_factory=list)  # test ids, in order
     results: dict[str, dict] = field(default_factory=dict)  # test id -> the plugin's verdict
+    protections: list[str] | None = None  # behind the wall: what the sandbox enforced
+    done: bool = False
 
 
-def read_progress(path: Path) -> Progress:
-    progress = Progress()
-    if path.exists():
-        for line in path.read_text(encoding="utf-8").splitlines():
+class ProgressReader:
+    """Reads the stream incrementally: ``poll()`` takes in whatever was appended since the last call."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self.offset = 0
+        self.collected: list[dict] | None = None  # None until collection finished
+        self.parts: dict[str | None, Part] = {None: Part()}
+        self.current: str | None = None  # the submission being graded
+
+    def poll(self) -> ProgressReader:
+        if not self.path.exists():
+            return self
+        with self.path.open("rb") as f:
+            f.seek(self.offset)
+            data = f.read()
+        complete = data[: data.rfind(b"\n") + 1]  # a line still being written waits for the next poll
+        self.offset += len(complete)
+        for line in complete.decode("utf-8", errors="replace").splitlines():
             try:
-                event = json.loads(line)
-            except json.JSONDecodeError:
-                break  # a line cut short by a dying process
-            kind = event.get("event")
-            if kind == "collected":
-                progress.collected = event["tests"]
-            elif kind == "start":
-                progress.started.append(event["id"])
-            elif kind == "result":
-                progress.results[event["id"]] = event
-    return progress
+                self._take(json.loads(line))
+            except (json.JSONDecodeError, KeyError, TypeError):
+                continue
+        return self
+
+    def _take(self, event: dict) -> None:
+        kind = event.get("event")
+        if kind == "collected":
+            self.collected = event["tests"]
+        elif kind == "submission":
+            self.current = str(event["key"])
+            self.parts[self.current] = Part()
+        elif kind == "submission_done":
+            self.parts[str(event["key"])].done = True
+        elif kind == "start":
+            self.part.started.append(event["id"])
+        elif kind == "result":
+            self.part.results[event["id"]] = event
+        elif kind == "isolation":
+            self.part.protections = event["protections"]
+
+    @property
+    def part(self) -> Part:
+        return self.parts[self.current]
+
+    @property
+    def running(self) -> str | None:
+        """The test that started last and has no result yet."""
+        part = self.part
+        return next((i for i in reversed(part.started) if i not in part.results), None)

@@ -9,35 +9,28 @@ process dies. Outside lab tests it does nothing.
 
 from __future__ import annotations
 
+import ctypes
 import json
 import os
+import signal
+import sys
 import traceback
 from pathlib import Path
 
 import pytest
 
-from .labs import KIT_ROOT
-from .progress import PROGRESS_ENV
-from .seam import IMPL_ENV, SubmissionError
+from .failures import SubmissionError, WorkerFailure
+from .progress import PARENT_ENV, PROGRESS_ENV, QUEUE_ENV
+from .seam import code_under_test_files, isolation_from_env, sync
 from .testing.checks import LabCheckFailure
 
 MESSAGE_LIMIT = 600
+PR_SET_PDEATHSIG = 1  # linux/prctl.h
 
 _progress_key = pytest.StashKey[object]()
 _verdict_key = pytest.StashKey[dict]()
 _duration_key = pytest.StashKey[float]()
 PASSED = {"outcome": "passed", "message": "", "hint": ""}
-
-
-class WorkerFailure(Exception):
-    """Raised by an isolation layer when the code under test timed out or crashed (see the wall)."""
-
-    outcome = "crashed"
-
-    def __init__(self, message: str, hint: str = ""):
-        super().__init__(message)
-        self.message = message
-        self.hint = hint
 
 
 def test_id(item) -> str:
@@ -65,7 +58,25 @@ def pytest_configure(config):
     )
     path = os.environ.get(PROGRESS_ENV)
     if path:
+        _die_with_the_grader()
         config.stash[_progress_key] = open(path, "a", encoding="utf-8")  # noqa: SIM115 - closed in unconfigure
+
+
+def _die_with_the_grader() -> None:
+    """A grader killed outright (kill -9, a lost CI runner) must not leave this session grading on.
+
+    The grader starts pytest in a new session, out of reach of the terminal's Ctrl-C, so
+    on Linux the kernel is asked to kill this process when its parent dies.
+    """
+    parent = os.environ.get(PARENT_ENV)
+    if not parent or not sys.platform.startswith("linux"):
+        return
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    except (OSError, AttributeError):  # pragma: no cover - not glibc
+        return
+    if os.getppid() != int(parent):  # the grader died before the request took effect
+        os._exit(1)
 
 
 def pytest_unconfigure(config):
@@ -88,12 +99,64 @@ def pytest_collection_finish(session):
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_protocol(item, nextitem):
+    for key in (_verdict_key, _duration_key):  # a queue runs every test once per submission
+        if key in item.stash:
+            del item.stash[key]
     _emit(item.config, {"event": "start", "id": test_id(item)})
     yield
     if graded_info(item) is not None:
         verdict = item.stash.get(_verdict_key, None) or PASSED
         duration = round(item.stash.get(_duration_key, 0.0), 6)
         _emit(item.config, {"event": "result", "id": test_id(item), "duration_s": duration, **verdict})
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item):
+    result = yield
+    if graded_info(item) is not None:
+        sync()  # an error in the test's last operations behind the wall belongs to this test
+    return result
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_runtest_teardown(item, nextitem):
+    if graded_info(item) is not None and isolation_from_env() == "worker":
+        from . import wall
+
+        wall.end_test()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtestloop(session):
+    """With a queue, run every collected test once per submission, each behind its own wall."""
+    queue_path = os.environ.get(QUEUE_ENV)
+    if not queue_path or session.config.option.collectonly:
+        return None
+    from . import seam, wall
+
+    queue = json.loads(Path(queue_path).read_text(encoding="utf-8"))
+    items = session.items
+    for index, entry in enumerate(queue):
+        following = queue[index + 1]["path"] if index + 1 < len(queue) else None
+        seam.select_submission(Path(entry["path"]), following=Path(following) if following else None)
+        _emit(session.config, {"event": "submission", "key": entry["key"]})
+        for i, item in enumerate(items):
+            item.config.hook.pytest_runtest_protocol(item=item, nextitem=items[i + 1] if i + 1 < len(items) else None)
+        if wall.active() is not None:
+            _emit(session.config, {"event": "isolation", "protections": wall.active().protections})
+        wall.close()
+        _emit(session.config, {"event": "submission_done", "key": entry["key"]})
+    return True
+
+
+def pytest_sessionfinish(session):
+    if isolation_from_env() == "worker":
+        from . import seam, wall
+
+        seam.close_prepared()
+        if wall.active() is not None:
+            _emit(session.config, {"event": "isolation", "protections": wall.active().protections})
+        wall.close()
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -111,19 +174,12 @@ def pytest_runtest_makereport(item, call):
         item.stash[_verdict_key] = classify(call.excinfo.value, info["hint"])
 
 
-def _code_under_test_files() -> set[str]:
-    """Files whose frames are the student's (or the reference's) code, to point at the failing line."""
-    impl = os.environ.get(IMPL_ENV, "mine")
-    if impl == "ref":
-        return {str(p) for p in (KIT_ROOT / "reference").rglob("*.py")}
-    if impl == "mine":
-        return {str(p) for p in (KIT_ROOT / "labs").glob("*/starter.py")}
-    return {str(Path(impl).resolve())}
-
-
 def _where(exc: BaseException) -> str:
     """'starter.py:42 in backward' for the innermost frame of the code under test, if any."""
-    files = _code_under_test_files()
+    remote = getattr(exc, "labkit_where", None)
+    if remote is not None:  # raised behind the wall: the worker located it
+        return remote
+    files = code_under_test_files()
     found = None
     for frame in traceback.extract_tb(exc.__traceback__):
         if frame.filename in files:

@@ -7,15 +7,12 @@ It holds no absolute paths.
 from __future__ import annotations
 
 import hashlib
-import json
-import os
 import platform
-import tempfile
 from datetime import datetime, timezone
 from importlib import metadata
 from pathlib import Path
 
-from . import __version__
+from . import __version__, atomic
 from .labs import Lab
 from .runner import TestResult
 from .seam import Implementation
@@ -99,13 +96,4 @@ def build_report(
 
 def write_report(report: dict, path: Path) -> None:
     """Write atomically: a reader sees the old report or the new one, never half of one."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(report, f, indent=2)
-            f.write("\n")
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    atomic.write_json(path, report)

@@ -4,6 +4,10 @@ pytest runs in its own process so that nothing the code under test does in-proce
 (crash, exit, hang) can take the grader down: the grader reads pytest-json-report's
 file, and the plugin's progress stream tells it which test was running if the child
 died before writing that file.
+
+Behind the wall the pytest process is trusted, so one pytest session can grade a whole
+queue of submissions in turn (``run_many``): pytest and the tests load once, and the
+next submission's worker starts while the current one is graded.
 """
 
 from __future__ import annotations
@@ -15,13 +19,15 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from .labs import KIT_ROOT, Lab
-from .progress import PROGRESS_ENV, read_progress
-from .seam import IMPL_ENV, Implementation
+from .labs import KIT_ROOT, LIMITS_ENV, Lab
+from .progress import PARENT_ENV, PROGRESS_ENV, QUEUE_ENV, Part, ProgressReader
+from .seam import IMPL_ENV, ISOLATION_ENV, Implementation
 
 OUTCOMES = ("passed", "failed", "error", "timeout", "crashed", "not_run")
 DEFAULT_RUN_SECONDS = 300
@@ -32,6 +38,21 @@ MAX_RESTARTS = 10
 
 class GradingError(Exception):
     """The kit itself could not grade (not the submission's fault): exit status 2."""
+
+
+# The pytest processes running now (each in its own process group), so that an
+# interrupted batch can stop them all: Ctrl-C does not reach a new session.
+_live: set[subprocess.Popen] = set()
+_live_lock = threading.Lock()
+
+
+def stop_all() -> None:
+    """Kill every pytest process this grader started and that is still running, with its group."""
+    with _live_lock:
+        procs = list(_live)
+    for proc in procs:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
 
 
 @dataclass
@@ -49,7 +70,16 @@ class TestResult:
         return asdict(self)
 
 
-def _pytest_command(lab: Lab, json_path: Path, extra: list[str]) -> list[str]:
+def _pytest_command(lab: Lab, extra: list[str], json_path: Path | None = None) -> list[str]:
+    report = (
+        [
+            "--json-report",
+            f"--json-report-file={json_path}",
+            "--json-report-omit=collectors,log,traceback,streams,warnings,keywords",
+        ]
+        if json_path
+        else ["-p", "no:pytest_jsonreport"]
+    )
     return [
         sys.executable,
         "-m",
@@ -68,17 +98,17 @@ def _pytest_command(lab: Lab, json_path: Path, extra: list[str]) -> list[str]:
         "no:cacheprovider",
         "-q",
         "--tb=no",  # the grader renders its own messages; formatting tracebacks costs time
-        "--json-report",
-        f"--json-report-file={json_path}",
-        "--json-report-omit=collectors,log,traceback,streams,warnings,keywords",
+        *report,
         *extra,
     ]
 
 
-def _child_env(impl: Implementation, progress: Path, extra_env: dict[str, str]) -> dict[str, str]:
+def _child_env(lab: Lab, impl: Implementation, progress: Path, extra_env: dict[str, str]) -> dict[str, str]:
     env = dict(os.environ)
+    env[LIMITS_ENV] = json.dumps(lab.limits)  # the limits this run was given, overrides included
     env[IMPL_ENV] = impl.env_value
     env[PROGRESS_ENV] = str(progress)
+    env[PARENT_ENV] = str(os.getpid())
     env.setdefault("PYTHONHASHSEED", "0")
     env.update(extra_env)
     return env
@@ -118,16 +148,114 @@ def _result_from_entry(test: dict, entry: dict) -> TestResult:
     return TestResult(test["id"], test["task"], outcome, points, test["points"], _stage_duration(entry), message, hint)
 
 
-@dataclass
-class _Attempt:
-    """One pytest process: what it collected and finished, and the test it died in, if any."""
+def _test_seconds(lab: Lab, isolation: str) -> float:
+    """How long one test may run before pytest-timeout (in-process) or the watchdog (both) stops it.
 
-    collected: list[dict] | None
-    finished: dict[str, TestResult]  # test id -> result, for every test that finished
-    stopped_in: str | None  # id of the test running when the process died or was killed
-    outcome: str  # for stopped_in: "crashed" or "timeout"
+    Behind the wall the worker enforces the lab's limits itself; these are only a
+    backstop for the trusted side, so they leave room for an import and a fresh worker.
+    """
+    limit = float(lab.limits.get("test_seconds", DEFAULT_TEST_SECONDS))
+    if isolation == "worker":
+        return 2 * limit + float(lab.limits.get("import_seconds", limit)) + 10
+    return limit
+
+
+@dataclass
+class _Stopped:
+    """A pytest process that ended before its tests did: the test it was in, and why."""
+
+    test: str | None
+    outcome: str  # "crashed" or "timeout"
     reason: str
+
+
+@dataclass
+class _Pytest:
+    """One pytest process and what it streamed."""
+
+    progress: ProgressReader
+    json_path: Path | None
+    stopped: _Stopped | None
     output: str
+
+
+def _run_pytest(
+    lab: Lab,
+    impl: Implementation,
+    isolation: str,
+    env: dict,
+    extra: list[str],
+    budget: float,
+    tmp: Path,
+    with_json: bool,
+    on_poll: Callable[[ProgressReader], None] | None = None,
+) -> _Pytest:
+    """Run pytest once, killing it if one test outlives its limit (a hang pytest-timeout cannot interrupt)."""
+    test_seconds = _test_seconds(lab, isolation)
+    json_path = tmp / "pytest.json" if with_json else None
+    progress = ProgressReader(tmp / "progress.jsonl")
+    extra = [f"--timeout={test_seconds:g}", "--timeout-method=signal", *extra]
+    output = tmp / "pytest.out"
+    with output.open("w") as out:
+        proc = subprocess.Popen(
+            _pytest_command(lab, extra, json_path),
+            cwd=KIT_ROOT,
+            env=_child_env(lab, impl, progress.path, {ISOLATION_ENV: isolation, **env}),
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,  # its own process group, killed as a whole
+        )
+        with _live_lock:
+            _live.add(proc)
+        try:
+            killed = _watch(proc, progress, test_seconds, budget, on_poll)
+        except BaseException:  # Ctrl-C, or the caller's callback failed: leave nothing running
+            _kill_group(proc)
+            raise
+        finally:
+            with _live_lock:
+                _live.discard(proc)
+    progress.poll()
+    if on_poll is not None:
+        on_poll(progress)
+    text = output.read_text(errors="replace")
+    if killed:
+        return _Pytest(progress, json_path, _Stopped(progress.running, "timeout", killed), text)
+    if proc.returncode not in (0, 1) or (json_path is not None and not json_path.is_file()):
+        status = proc.returncode
+        why = f"killed by signal {-status}" if status < 0 else f"exit status {status}"
+        reason = f"crashed: the test process died ({why}) while this test was running"
+        return _Pytest(progress, json_path, _Stopped(progress.running, "crashed", reason), text)
+    return _Pytest(progress, json_path, None, text)
+
+
+def _watch(
+    proc: subprocess.Popen,
+    progress: ProgressReader,
+    test_seconds: float,
+    budget: float,
+    on_poll: Callable[[ProgressReader], None] | None,
+) -> str:
+    """Follow the stream until pytest exits; kill it on a hung test or a spent budget, and say why."""
+    started_at, last = time.monotonic(), (None, time.monotonic())
+    while proc.poll() is None:
+        time.sleep(0.05)
+        progress.poll()
+        if on_poll is not None:
+            on_poll(progress)
+        now = time.monotonic()
+        running = progress.running
+        if running != last[0]:
+            last = (running, now)
+        killed = ""
+        if running and now - last[1] > test_seconds + HANG_GRACE_SECONDS:
+            killed = f"timeout: the test ran longer than its limit of {test_seconds:g} s and was stopped"
+        elif now - started_at > budget:
+            killed = f"timeout: the lab's tests did not finish within {budget:.0f} s"
+        if killed:
+            _kill_group(proc)
+            return killed
+    return ""
 
 
 def _kill_group(proc: subprocess.Popen) -> None:
@@ -136,89 +264,28 @@ def _kill_group(proc: subprocess.Popen) -> None:
     proc.wait()
 
 
-def _run_once(lab: Lab, impl: Implementation, env_extra: dict, deselect: list[str], budget: float) -> _Attempt:
-    """Run pytest once, killing it if one test outlives its limit (a hang pytest-timeout cannot interrupt)."""
-    test_seconds = float(lab.limits.get("test_seconds", DEFAULT_TEST_SECONDS))
-    with tempfile.TemporaryDirectory(prefix="labkit-run-") as tmp:
-        json_path, progress, output = Path(tmp) / "pytest.json", Path(tmp) / "progress.jsonl", Path(tmp) / "out"
-        extra = [f"--timeout={test_seconds:g}", "--timeout-method=signal"]
-        extra += [arg for nodeid in deselect for arg in ("--deselect", nodeid)]
-        with output.open("w") as out:
-            proc = subprocess.Popen(
-                _pytest_command(lab, json_path, extra),
-                cwd=KIT_ROOT,
-                env=_child_env(impl, progress, env_extra),
-                stdout=out,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,  # its own process group, killed as a whole
-            )
-            killed, started_at, last_started = "", time.monotonic(), (None, time.monotonic())
-            while proc.poll() is None:
-                time.sleep(0.05)
-                started = read_progress(progress).started
-                now = time.monotonic()
-                if started and started[-1] != last_started[0]:
-                    last_started = (started[-1], now)
-                if last_started[0] and now - last_started[1] > test_seconds + HANG_GRACE_SECONDS:
-                    killed = f"timeout: the test ran longer than its limit of {test_seconds:g} s and was stopped"
-                elif now - started_at > budget:
-                    killed = f"timeout: the lab's tests did not finish within {budget:.0f} s"
-                if killed:
-                    _kill_group(proc)
-                    break
-        progress_now = read_progress(progress)
-        points = {t["id"]: t for t in progress_now.collected or []}
-        text = output.read_text(errors="replace")
-        if json_path.exists() and not killed and proc.returncode in (0, 1):
-            report = json.loads(json_path.read_text(encoding="utf-8"))
-            entries = {t["nodeid"].split("::", 1)[-1]: t for t in report.get("tests", [])}
-            finished = {i: _result_from_entry(points[i], e) for i, e in entries.items() if i in points}
-            return _Attempt(progress_now.collected, finished, None, "", "", text)
-        # The process died or was killed: keep what the plugin streamed before it stopped.
-        finished = {i: _result_from_event(points[i], e) for i, e in progress_now.results.items() if i in points}
-        running = next((i for i in reversed(progress_now.started) if i not in finished), None)
-        if killed:
-            return _Attempt(progress_now.collected, finished, running, "timeout", killed, text)
-        status = proc.returncode
-        why = f"killed by signal {-status}" if status < 0 else f"exit status {status}"
-        reason = f"crashed: the test process died ({why}) while this test was running"
-        return _Attempt(progress_now.collected, finished, running, "crashed", reason, text)
+def _finished(collected: list[dict], part: Part) -> dict[str, TestResult]:
+    points = {t["id"]: t for t in collected}
+    return {i: _result_from_event(points[i], e) for i, e in part.results.items() if i in points}
 
 
-def run_tests(
-    lab: Lab,
-    impl: Implementation,
-    *,
-    extra_env: dict[str, str] | None = None,
-    timeout: float | None = None,
-) -> list[TestResult]:
-    """Run every test of ``lab`` against ``impl`` and return one result per collected test.
+def _json_results(collected: list[dict], json_path: Path) -> dict[str, TestResult]:
+    points = {t["id"]: t for t in collected}
+    report = json.loads(json_path.read_text(encoding="utf-8"))
+    entries = {t["nodeid"].split("::", 1)[-1]: t for t in report.get("tests", [])}
+    return {i: _result_from_entry(points[i], e) for i, e in entries.items() if i in points}
 
-    If the test process dies or hangs in a test, that test gets its verdict (crashed or
-    timeout) and the others run again in a fresh process without it, so one bad test
-    costs its own points only.
-    """
-    timeout = timeout or float(lab.limits.get("run_seconds", DEFAULT_RUN_SECONDS))
-    deadline = time.monotonic() + timeout
-    done: dict[str, TestResult] = {}
-    collected: list[dict] | None = None
-    for _ in range(MAX_RESTARTS + 1):
-        nodeids = {t["id"]: t["nodeid"] for t in collected or []}
-        budget = deadline - time.monotonic()
-        if budget <= 0:
-            break
-        attempt = _run_once(lab, impl, extra_env or {}, [nodeids[i] for i in done], budget)
-        if collected is None:
-            if attempt.collected is None:
-                raise GradingError(f"the tests of lab {lab.id} could not be collected:\n{attempt.output[-3000:]}")
-            collected = attempt.collected
-        done.update(attempt.finished)
-        if attempt.stopped_in is None:
-            break
-        test = next(t for t in collected if t["id"] == attempt.stopped_in)
-        done[test["id"]] = TestResult(
-            test["id"], test["task"], attempt.outcome, 0, test["points"], 0.0, attempt.reason, ""
-        )
+
+@dataclass
+class Run:
+    """One grading run: a result per collected test, and how the code under test was isolated."""
+
+    results: list[TestResult]
+    isolation: dict
+
+
+def _complete(collected: list[dict], done: dict[str, TestResult], timeout: float) -> list[TestResult]:
+    """One result per collected test: the score counts only the trusted list of tests."""
     results = []
     for test in collected:
         if test["id"] in done:
@@ -229,14 +296,130 @@ def run_tests(
     return results
 
 
+def _stopped_result(collected: list[dict], stopped: _Stopped) -> TestResult:
+    test = next(t for t in collected if t["id"] == stopped.test)
+    return TestResult(test["id"], test["task"], stopped.outcome, 0, test["points"], 0.0, stopped.reason, "")
+
+
+def run_tests(
+    lab: Lab,
+    impl: Implementation,
+    *,
+    isolation: str = "in-process",
+    extra_env: dict[str, str] | None = None,
+    timeout: float | None = None,
+) -> Run:
+    """Run every test of ``lab`` against ``impl``, in-process or behind the wall (isolation "worker").
+
+    If the test process dies or hangs in a test, that test gets its verdict (crashed or
+    timeout) and the others run again in a fresh process without it, so one bad test
+    costs its own points only.
+    """
+    timeout = timeout or float(lab.limits.get("run_seconds", DEFAULT_RUN_SECONDS))
+    deadline = time.monotonic() + timeout
+    done: dict[str, TestResult] = {}
+    collected: list[dict] | None = None
+    protections: list[str] = []
+    for _ in range(MAX_RESTARTS + 1):
+        budget = deadline - time.monotonic()
+        if budget <= 0:
+            break
+        nodeids = {t["id"]: t["nodeid"] for t in collected or []}
+        deselect = [arg for i in done for arg in ("--deselect", nodeids[i])]
+        with tempfile.TemporaryDirectory(prefix="labkit-run-") as tmp:
+            run = _run_pytest(lab, impl, isolation, extra_env or {}, deselect, budget, Path(tmp), with_json=True)
+            if collected is None:
+                if run.progress.collected is None:
+                    raise GradingError(f"the tests of lab {lab.id} could not be collected:\n{run.output[-3000:]}")
+                collected = run.progress.collected
+            part = run.progress.part
+            protections = part.protections or protections
+            if run.stopped is None:
+                try:
+                    done.update(_json_results(collected, run.json_path))
+                except (OSError, ValueError, KeyError, TypeError):  # an unreadable report: the stream has it all
+                    done.update(_finished(collected, part))
+                break
+            # The process died or was killed: keep what the plugin streamed before it stopped.
+            done.update(_finished(collected, part))
+            if run.stopped.test is None:
+                break
+            done[run.stopped.test] = _stopped_result(collected, run.stopped)
+    return Run(_complete(collected, done, timeout), {"mode": isolation, "protections": protections})
+
+
+def run_many(
+    lab: Lab,
+    impls: list[Implementation],
+    *,
+    isolation: str = "worker",
+    timeout: float | None = None,
+    extra_env: dict[str, str] | None = None,
+    on_result: Callable[[int, Run], None] | None = None,
+) -> list[Run]:
+    """Grade several submissions in as few pytest sessions as possible.
+
+    Behind the wall (the default) this is safe for any code. In-process, every file runs
+    in one test process: only for trusted code, such as the kit's own mutants.
+    ``on_result(index, run)`` is called as soon as each submission's result is known. If
+    the session stops (a hang, a crash), the submission it was grading is graded again
+    alone, with ``run_tests``'s recovery, and the queue goes on.
+    """
+    timeout = timeout or float(lab.limits.get("run_seconds", DEFAULT_RUN_SECONDS))
+    runs: dict[int, Run] = {}
+
+    def finish(index: int, run: Run) -> None:
+        runs[index] = run
+        if on_result is not None:
+            on_result(index, run)
+
+    def take_finished(progress: ProgressReader) -> None:
+        if progress.collected is None:
+            return
+        for key, part in progress.parts.items():
+            if key is not None and part.done and int(key) not in runs:
+                done = _finished(progress.collected, part)
+                protections = part.protections or []
+                finish(
+                    int(key),
+                    Run(_complete(progress.collected, done, timeout), {"mode": isolation, "protections": protections}),
+                )
+
+    remaining = list(range(len(impls)))
+    while remaining:
+        with tempfile.TemporaryDirectory(prefix="labkit-queue-") as tmp:
+            queue = Path(tmp) / "queue.json"
+            queue.write_text(json.dumps([{"key": str(i), "path": str(impls[i].path)} for i in remaining]))
+            env = {QUEUE_ENV: str(queue), **(extra_env or {})}
+            budget = timeout * len(remaining)
+            run = _run_pytest(
+                lab, impls[remaining[0]], isolation, env, [], budget, Path(tmp), with_json=False, on_poll=take_finished
+            )
+        if run.progress.collected is None:
+            raise GradingError(f"the tests of lab {lab.id} could not be collected:\n{run.output[-3000:]}")
+        current = run.progress.current
+        if current is not None and int(current) not in runs:
+            finish(
+                int(current),
+                run_tests(lab, impls[int(current)], isolation=isolation, timeout=timeout, extra_env=extra_env),
+            )
+        left = [i for i in remaining if i not in runs]
+        if len(left) == len(remaining):  # no progress at all: grade them one by one
+            for i in left:
+                finish(i, run_tests(lab, impls[i], isolation=isolation, timeout=timeout, extra_env=extra_env))
+            left = []
+        remaining = left
+    return [runs[i] for i in range(len(impls))]
+
+
 def collect(lab: Lab) -> list[dict]:
     """The lab's tests with their tasks and points, without running them."""
     with tempfile.TemporaryDirectory(prefix="labkit-collect-") as tmp:
         progress = Path(tmp) / "progress.jsonl"
-        cmd = _pytest_command(lab, Path(tmp) / "pytest.json", ["--collect-only"])
-        env = _child_env(Implementation("ref", None), progress, {})
+        cmd = _pytest_command(lab, ["--collect-only"])
+        env = _child_env(lab, Implementation("ref", None), progress, {})
         proc = subprocess.run(cmd, cwd=KIT_ROOT, env=env, capture_output=True, text=True, timeout=120)
-        collected = read_progress(progress).collected
+        collected = ProgressReader(progress).poll().collected
         if collected is None:
             raise GradingError(
                 f"the tests of lab {lab.id} could not be collected:\n{(proc.stdout + proc.stderr)[-3000:]}"

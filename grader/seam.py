@@ -14,23 +14,18 @@ from __future__ import annotations
 import hashlib
 import importlib
 import importlib.util
+import itertools
 import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 from . import labs
+from .failures import SubmissionError
 
 IMPL_ENV = "IMPL"
-
-
-class SubmissionError(Exception):
-    """The code under test cannot be used at all (does not import, lacks a public name)."""
-
-    def __init__(self, message: str, hint: str = ""):
-        super().__init__(message)
-        self.message = message
-        self.hint = hint
+ISOLATION_ENV = "LABKIT_ISOLATION"  # "in-process" (default) or "worker": behind the wall
+NO_REFERENCE = "the reference solution is not part of the student edition"
 
 
 @dataclass(frozen=True)
@@ -86,11 +81,6 @@ def describe_import_failure(exc: BaseException, name: str) -> SubmissionError:
             f"{name} does not parse: SyntaxError at {where}: {exc.msg}",
             "run `python -m py_compile` on your file to see the error in context",
         )
-    if isinstance(exc, SystemExit):
-        return SubmissionError(
-            f"{name} called exit() while being imported",
-            "remove top-level code that exits; put experiments under `if __name__ == '__main__':`",
-        )
     tb = exc.__traceback__
     line = None
     while tb is not None:
@@ -98,19 +88,29 @@ def describe_import_failure(exc: BaseException, name: str) -> SubmissionError:
             line = tb.tb_lineno
         tb = tb.tb_next
     where = f" at line {line}" if line else ""
+    if isinstance(exc, SystemExit):
+        return SubmissionError(
+            f"{name} called exit() while being imported{where}",
+            "remove top-level code that exits; put experiments under `if __name__ == '__main__':`",
+        )
     return SubmissionError(
         f"importing {name} raised {type(exc).__name__}{where}: {exc}",
         "your file must import cleanly: keep experiments under `if __name__ == '__main__':`",
     )
 
 
+_load_counter = itertools.count()
+
+
 def _load_in_process(lab: labs.Lab, impl: Implementation):
     if impl.kind == "ref":
+        if not lab.reference_dir.is_dir():  # the student edition ships without it
+            raise SubmissionError(NO_REFERENCE, f"grade your own work: make lab LAB={lab.id}")
         return importlib.import_module(lab.reference_package)
     path = impl.path
     if not path.is_file():
         raise SubmissionError(f"no file to grade at {path.name}", "check the path you gave")
-    module_name = f"labkit_under_test_{lab.id}"
+    module_name = f"labkit_under_test_{lab.id}_{next(_load_counter)}"  # a queue loads many files
     spec = importlib.util.spec_from_file_location(module_name, path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[module_name] = module  # classes defined in it need their module registered
@@ -132,6 +132,12 @@ class LabUnderTest:
         self._impl = implementation_from_env(self._lab)
         self._module = None
         self._failure: SubmissionError | None = None
+        _local_labs.append(self)
+
+    def _select(self, path: Path, following: Path | None) -> None:
+        self._impl = Implementation("submission", path)
+        self._module = None
+        self._failure = None
 
     @property
     def lab(self) -> labs.Lab:
@@ -165,6 +171,123 @@ class LabUnderTest:
             ) from None
 
 
-def under_test(lab_id: str) -> LabUnderTest:
+# Every lab handle of this process, re-aimed by select_submission when a queue moves on.
+_local_labs: list[LabUnderTest] = []
+_remote_labs: list[RemoteLab] = []
+_selected: list[Path] = []  # the submission a queue is grading now
+
+
+class RemoteLab:
+    """The lab's public names from a worker behind the wall (see grader.wall)."""
+
+    def __init__(self, lab_id: str):
+        self._lab = labs.get(lab_id)
+        self._impl = implementation_from_env(self._lab)
+        self._session = None
+        self._next = None  # the following submission's session, started ahead of need
+        _remote_labs.append(self)
+
+    def _select(self, path: Path, following: Path | None) -> None:
+        self._impl = Implementation("submission", path)
+        self._session = None
+        if self._next is not None and self._next.submission == path:
+            self._session, self._next = self._next, None
+            from . import wall
+
+            wall.register(self._session)
+        if following is not None and self._next is None:
+            self._next = self._new_session(following)
+
+    @property
+    def lab(self) -> labs.Lab:
+        return self._lab
+
+    @property
+    def implementation(self) -> Implementation:
+        return self._impl
+
+    def _start(self):
+        if self._session is None:
+            from . import wall
+
+            path = self._impl.path
+            if path is None:
+                raise SubmissionError("the reference is graded in-process; the wall is for submission files")
+            if not path.is_file():
+                raise SubmissionError(f"no file to grade at {path.name}", "check the path you gave")
+            self._session = self._new_session(path)
+            wall.register(self._session)
+        return self._session
+
+    def _new_session(self, path: Path):
+        from .wall.sandbox import Limits
+        from .wall.session import WallSession
+
+        return WallSession(self._lab, path, Limits.from_lab(self._lab.limits))
+
+    def __getattr__(self, name: str):
+        if name.startswith("_") or name not in self._lab.public:
+            raise AttributeError(f"{name} is not one of lab {self._lab.id}'s public names {list(self._lab.public)}")
+        return self._start().public(name)
+
+
+def isolation_from_env() -> str:
+    return os.environ.get(ISOLATION_ENV, "in-process") or "in-process"
+
+
+def under_test(lab_id: str):
     """The lab's public names for the implementation under test (see the module docstring)."""
+    if isolation_from_env() == "worker":
+        return RemoteLab(lab_id)
     return LabUnderTest(lab_id)
+
+
+def select_submission(path: Path, following: Path | None = None) -> None:
+    """Aim every lab handle at the submission ``path`` (a queue's next one); behind the wall,
+    start ``following``'s worker ahead of need.
+
+    In-process, a queue is for trusted code only (the kit's own mutants): every file runs
+    in the one test process.
+    """
+    _selected[:] = [path]
+    for handle in (*_local_labs, *_remote_labs):
+        handle._select(path, following)
+
+
+def code_under_test_files() -> set[str]:
+    """Files whose frames are the code under test's (to point at the line that failed)."""
+    if _selected:
+        return {str(_selected[0].resolve())}
+    impl = os.environ.get(IMPL_ENV, "mine")
+    if impl == "ref":
+        return {str(p) for p in (labs.REFERENCE_DIR).rglob("*.py")}
+    if impl == "mine":
+        return {str(p) for p in labs.LABS_DIR.glob("*/starter.py")}
+    return {str(Path(impl).resolve())}
+
+
+def close_prepared() -> None:
+    """Stop workers started ahead of need that no submission used (the queue ended early)."""
+    for remote in _remote_labs:
+        if remote._next is not None:
+            remote._next.close()
+            remote._next = None
+
+
+def read_many(pairs) -> list:
+    """``[getattr(obj, name) for obj, name in pairs]``; behind the wall, in one round trip."""
+    pairs = list(pairs)
+    if isolation_from_env() == "worker" and pairs:
+        from .wall.proxy import RemoteObject
+
+        if all(isinstance(obj, RemoteObject) for obj, _ in pairs):
+            return pairs[0][0]._labkit_channel.read_many(pairs)
+    return [getattr(obj, name) for obj, name in pairs]
+
+
+def sync() -> None:
+    """Make pending operations of the code under test finish (behind the wall they may lag)."""
+    if isolation_from_env() == "worker":
+        from . import wall
+
+        wall.sync()

@@ -5,19 +5,16 @@ from __future__ import annotations
 from functools import cache
 from pathlib import Path
 
-from grader import labs, report, runner
+from grader import grade as grading
+from grader import labs
 from grader.seam import Implementation
 
 
 @cache
-def grade(lab_id: str, impl: str | Path) -> dict:
+def grade(lab_id: str, impl: str | Path, isolation: str = "in-process") -> dict:
     """The canonical report for ``impl`` (mine, ref, or a file path) on ``lab_id``; cached, do not mutate."""
     lab = labs.get(lab_id)
-    implementation = Implementation.parse(str(impl), lab)
-    results = runner.run_tests(lab, implementation, timeout=300)
-    return report.build_report(
-        lab, implementation, results, isolation={"mode": "in-process", "protections": []}, duration_s=0.0
-    )
+    return grading.grade(lab, Implementation.parse(str(impl), lab), isolation=isolation, timeout=300)
 
 
 def failing(document: dict) -> dict[str, dict]:

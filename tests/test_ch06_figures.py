@@ -118,7 +118,7 @@ def test_without_the_reset_leaf_gradients_grow_as_the_chapter_says(tmp_path):
         name="no_reset",
         bug="intermediate gradients not reset",
         within="Tensor.backward",
-        old="node.grad = np.zeros_like(node.data)",
+        old="node.grad = np.zeros(node.data.shape)",
         new="pass",
     )
     path = tmp_path / "no_reset.py"

@@ -72,29 +72,37 @@ def test_starter_exits_1():
     assert "not implemented yet: Task 1" in result.output
 
 
-def grade_file(tmp_path, name, source):
+def grade_file(tmp_path, name, source, *extra):
     path = tmp_path / name
     path.write_text(source)
     out = tmp_path / "report.json"
-    result = run_cli("run", "--lab", "ch06", "--submission", str(path), "--json", str(out))
+    result = run_cli("run", "--lab", "ch06", "--submission", str(path), "--json", str(out), *extra)
     return result, json.loads(out.read_text())
 
 
+# Broken at import: every test errors with one message; behind the wall (the default for a
+# submission) and in-process alike, with what each mode says about the cause.
 BROKEN = {
-    "syntax_error.py": ("class Value:\n    def __init__(self, data)\n        pass\n", "SyntaxError at line 2"),
-    "exits.py": ("import sys\nsys.exit(0)\n", "called exit() while being imported"),
-    "raises.py": ("import numpy as np\n\nx = 1 / 0\n", "raised ZeroDivisionError at line 3"),
-    "empty.py": ("", "does not define"),
-    "missing_module.py": ("import torch_but_not_installed\n", "ModuleNotFoundError at line 1"),
+    "syntax_error.py": ("class Value:\n    def __init__(self, data)\n        pass\n", "SyntaxError at line 2", None),
+    "exits.py": ("import numpy as np\nexit(0)\n", "called exit() while being imported", None),
+    "raises.py": ("import numpy as np\n\nx = 1 / 0\n", "raised ZeroDivisionError at line 3", None),
+    "empty.py": ("", "does not define", None),
+    "missing_module.py": (
+        "import torch_but_not_installed\n",
+        "ModuleNotFoundError at line 1",
+        "ImportError at line 1: labkit: this lab does not allow importing 'torch_but_not_installed'",
+    ),
 }
 
 
+@pytest.mark.parametrize("isolation", ["worker", "in-process"])
 @pytest.mark.parametrize("name", list(BROKEN))
-def test_broken_submission_errors_every_test_with_one_clear_message(tmp_path, name):
-    source, expected = BROKEN[name]
-    result, report = grade_file(tmp_path, name, source)
+def test_broken_submission_errors_every_test_with_one_clear_message(tmp_path, name, isolation):
+    source, in_process, behind_the_wall = BROKEN[name]
+    expected = (behind_the_wall or in_process) if isolation == "worker" else in_process
+    result, report = grade_file(tmp_path, name, source, "--isolation", isolation)
     assert result.exit_code == 1
-    assert report["score"] == 0
+    assert report["score"] == 0 and report["isolation"]["mode"] == isolation
     assert len(report["tests"]) == len(runner.collect(labs.get("ch06")))  # every test reported, none skipped
     messages = {t["message"] for t in report["tests"]}
     assert all(t["outcome"] == "error" for t in report["tests"]), messages
@@ -117,7 +125,7 @@ def test_crash_and_hang_in_one_operation_cost_only_their_tests(tmp_path, monkeyp
         'out = Value(math.exp(self.data), (self,), "exp")', "while True: pass"
     )
     monkeypatch.setitem(labs.get("ch06").limits, "test_seconds", 3)
-    result, report = grade_file(tmp_path, "crash_and_hang.py", source)
+    result, report = grade_file(tmp_path, "crash_and_hang.py", source, "--isolation", "in-process")
     outcomes = {t["id"]: t["outcome"] for t in report["tests"]}
     assert outcomes["test_value_unary_functions[log]"] == "crashed"
     assert outcomes["test_value_unary_functions[exp]"] == "timeout"
@@ -130,6 +138,32 @@ def test_crash_and_hang_in_one_operation_cost_only_their_tests(tmp_path, monkeyp
         "test_value_unary_functions[chain]",
         "test_value_used_twice_gets_both_contributions",
     }
+
+
+def test_a_submission_is_graded_behind_the_wall_by_default(tmp_path):
+    result, report = grade_file(tmp_path, "honest.py", reference_source("ch06"))
+    assert result.exit_code == 0, result.output
+    assert report["isolation"]["mode"] == "worker" and report["isolation"]["protections"]
+    assert "(worker)" in result.output
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (["--limit", "test_seconds=soon"], "--limit takes NAME=NUMBER"),
+        (["--impl", "ref", "--isolation", "worker"], "the reference is trusted"),
+    ],
+)
+def test_bad_isolation_and_limit_options_exit_2(args, expected):
+    result = run_cli("run", "--lab", "ch06", *args)
+    assert result.exit_code == 2 and expected in result.output
+
+
+def test_limits_can_be_lowered_from_the_command_line(tmp_path):
+    source = reference_source("ch06").replace('out = Value(math.exp(self.data), (self,), "exp")', "while True: pass")
+    result, report = grade_file(tmp_path, "spins.py", source, "--limit", "test_seconds=1", "--limit", "cpu_seconds=1")
+    spun = [t for t in report["tests"] if t["id"] == "test_value_unary_functions[exp]"][0]
+    assert spun["outcome"] == "timeout" and "1 s" in spun["message"], spun
 
 
 def test_plain_pytest_reads_impl_from_the_environment():

@@ -4,6 +4,7 @@ Everything here runs in the trusted process and touches the code under test only
 through the lab's public API.
 """
 
+from ..seam import read_many
 from .checks import LabCheckFailure, as_array, as_float, expect_close, expect_shape, fail, raises
 from .gradients import check_scalar_gradients, check_tensor_gradients
 from .marks import graded
@@ -24,4 +25,5 @@ __all__ = [
     "graded",
     "numerical_gradient",
     "raises",
+    "read_many",
 ]

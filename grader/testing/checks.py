@@ -7,6 +7,9 @@ from contextlib import contextmanager
 
 import numpy as np
 
+from ..seam import sync
+from ..wall.proxy import remote_type_name
+
 
 class LabCheckFailure(AssertionError):
     """A failed check: ``message`` says what went wrong, ``hint`` what to look at."""
@@ -42,7 +45,7 @@ def as_float(x, what: str) -> float:
     """
     if type(x) not in _FLOAT_TYPES:
         fail(
-            f"{what} should be a float, got {type(x).__name__}",
+            f"{what} should be a float, got {remote_type_name(x)}",
             "store numbers as Python floats, e.g. float(data)",
         )
     return float(x)
@@ -52,7 +55,7 @@ def as_array(x, what: str) -> np.ndarray:
     """A private float64 copy of ``x``, which must be a float64 numpy array."""
     if type(x) is not np.ndarray:
         fail(
-            f"{what} should be a numpy array, got {type(x).__name__}",
+            f"{what} should be a numpy array, got {remote_type_name(x)}",
             "store arrays as float64 numpy arrays, e.g. np.array(data, dtype=np.float64)",
         )
     if x.dtype != np.float64:
@@ -89,6 +92,7 @@ def raises(exc_type: type[BaseException], what: str, hint: str = ""):
     """
     try:
         yield
+        sync()  # behind the wall an operation's error may surface only when the worker catches up
     except exc_type:
         return
     fail(f"{what} should raise {exc_type.__name__}, but it returned normally", hint)

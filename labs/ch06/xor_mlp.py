@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from grader.testing import as_array
+from grader.testing import as_array, read_many
 
 POINTS = [[0.0, 0.0], [0.0, 1.0], [1.0, 0.0], [1.0, 1.0]]  # (4, 2)
 TARGETS = [[0.0], [1.0], [1.0], [0.0]]  # (4, 1): 1 where exactly one input is 1
@@ -43,18 +43,23 @@ def train_xor(Tensor, *, zero_grad: bool = True, max_steps: int = 10_000, lr: fl
     w2 = Tensor(rng.normal(size=(hidden, 1)) / np.sqrt(hidden))  # (hidden, 1), scaled so outputs start O(1)
     b2 = Tensor(np.zeros(1))  # (1,)
     params = [w1, b1, w2, b2]
+    # The loop keeps its own copy of the parameters' values and writes each update back, so
+    # it reads from the engine only what it needs: the loss and the gradients.
+    values = [as_array(p.data, "a parameter's .data") for p in params]
     run = XorRun()
     for _ in range(max_steps):
         h = (x @ w1 + b1).tanh()  # (4, hidden)
         pred = h @ w2 + b2  # (4, 1)
         loss = ((pred - y) ** 2).mean()  # ()
         if zero_grad:
-            for p in params:
-                p.grad = np.zeros_like(as_array(p.data, "a parameter's .data"))
+            for p, value in zip(params, values, strict=True):
+                p.grad = np.zeros_like(value)
         loss.backward()
-        for p in params:
-            p.data = as_array(p.data, "a parameter's .data") - lr * as_array(p.grad, "a parameter's .grad")
-        value = float(as_array(loss.data, "the loss's .data"))
+        *grads, loss_value = read_many([*((p, "grad") for p in params), (loss, "data")])
+        for i, (p, grad) in enumerate(zip(params, grads, strict=True)):
+            values[i] = values[i] - lr * as_array(grad, "a parameter's .grad")
+            p.data = values[i]
+        value = float(as_array(loss_value, "the loss's .data"))
         run.losses.append(value)
         if value < TARGET_LOSS:
             break

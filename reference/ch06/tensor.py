@@ -69,7 +69,7 @@ class Tensor:
         # BEGIN SOLUTION tensor
         # A leaf keeps a private copy, so the caller's array cannot change under it.
         self.data = np.asarray(data, dtype=np.float64) if _parents else np.array(data, dtype=np.float64)
-        self.grad = np.zeros_like(self.data)
+        self.grad = np.zeros(self.data.shape)  # float64, like data (np.zeros_like is several times slower)
         self._parents = _parents
         self._op = _op
         self._backward = lambda: None  # a leaf passes nothing on
@@ -336,7 +336,7 @@ class Tensor:
             stack.extend((p, False) for p in node._parents if id(p) not in seen)
         for node in order:
             if node._parents:  # intermediate results are recomputed from scratch on each call
-                node.grad = np.zeros_like(node.data)
+                node.grad = np.zeros(node.data.shape)
         self.grad = self.grad + grad
         for node in reversed(order):  # consumers before their inputs
             node._backward()

@@ -367,7 +367,7 @@ MUTANTS = [
         name="tensor_grad_zeros_like_raw_data",
         bug="Tensor.__init__ makes grad with np.zeros_like(data) on the raw input, so an int input gets an int grad",
         within="Tensor.__init__",
-        old="self.grad = np.zeros_like(self.data)",
+        old="self.grad = np.zeros(self.data.shape)",
         new="self.grad = np.zeros_like(data)",
         caught_by={
             "test_tensor_construction",
@@ -377,7 +377,7 @@ MUTANTS = [
         name="tensor_grad_starts_as_scalar",
         bug="Tensor.__init__ starts grad at the float 0.0 instead of zeros of the data's shape",
         within="Tensor.__init__",
-        old="self.grad = np.zeros_like(self.data)",
+        old="self.grad = np.zeros(self.data.shape)",
         new="self.grad = 0.0",
         caught_by={
             "test_deep_graph_does_not_recurse",
@@ -1102,7 +1102,7 @@ MUTANTS = [
         within="Tensor.backward",
         old="""        for node in order:
             if node._parents:  # intermediate results are recomputed from scratch on each call
-                node.grad = np.zeros_like(node.data)
+                node.grad = np.zeros(node.data.shape)
 """,
         new="",
         caught_by={
@@ -1114,8 +1114,8 @@ MUTANTS = [
         bug="Tensor.backward zeroes every node's gradient, leaves included, so leaves do not accumulate",
         within="Tensor.backward",
         old="""            if node._parents:  # intermediate results are recomputed from scratch on each call
-                node.grad = np.zeros_like(node.data)""",
-        new="""            node.grad = np.zeros_like(node.data)""",
+                node.grad = np.zeros(node.data.shape)""",
+        new="""            node.grad = np.zeros(node.data.shape)""",
         caught_by={
             "test_backward_accumulates_on_leaves_only",
             "test_xor_without_zeroing_overshoots",
@@ -1127,12 +1127,12 @@ MUTANTS = [
         within="Tensor.backward",
         old="""        for node in order:
             if node._parents:  # intermediate results are recomputed from scratch on each call
-                node.grad = np.zeros_like(node.data)
+                node.grad = np.zeros(node.data.shape)
         self.grad = self.grad + grad""",
         new="""        self.grad = self.grad + grad
         for node in order:
             if node._parents:  # intermediate results are recomputed from scratch on each call
-                node.grad = np.zeros_like(node.data)""",
+                node.grad = np.zeros(node.data.shape)""",
         caught_by={
             "test_backward_accumulates_on_leaves_only",
             "test_backward_diamond_needs_topological_order",

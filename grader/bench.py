@@ -1,0 +1,204 @@
+"""The kit's benchmark suite (`make bench`): every figure a median of repeated runs, every
+comparison a ratio measured in the same run, so that noise on a shared machine cancels.
+
+    python -m grader.bench [--repeat N] [--only NAME ...] [--out bench/results.json]
+
+Writes the figures as JSON and prints a table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from . import labs, starter
+
+RESULTS = labs.KIT_ROOT / "bench" / "results.json"
+
+
+def _median_seconds(command: list[str], repeat: int, env: dict | None = None) -> float:
+    times = []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        subprocess.run(command, cwd=labs.KIT_ROOT, env=env, capture_output=True, check=False)
+        times.append(time.perf_counter() - started)
+    return statistics.median(times)
+
+
+def _grader(*args: str) -> list[str]:
+    return [sys.executable, "-m", "grader", "run", *args]
+
+
+def bench_wall(repeat: int) -> dict:
+    """Grading one submission in-process and behind the wall: the reference and the pristine starter."""
+    figures = {}
+    with tempfile.TemporaryDirectory(prefix="labkit-bench-") as tmp:
+        for lab in labs.discover().values():
+            reference = Path(tmp) / f"reference_{lab.id}.py"
+            reference.write_text(starter.assemble(lab, strip=False))
+            for name, path in (("reference", reference), ("starter", lab.starter)):
+                times = {
+                    isolation: _median_seconds(
+                        _grader("--lab", lab.id, "--submission", str(path), "--isolation", isolation), repeat
+                    )
+                    for isolation in ("in-process", "worker")
+                }
+                figures[f"{lab.id}/{name}"] = {
+                    "in_process_s": round(times["in-process"], 3),
+                    "worker_s": round(times["worker"], 3),
+                    "ratio": round(times["worker"] / times["in-process"], 2),
+                }
+    return figures
+
+
+# A few hostile files from the red team's catalogue: each costs its limits, never the batch.
+BENCH_HOSTILE = [
+    "syntax_error.py",
+    "disallowed_import_os.py",
+    "op_segfault_as_strided.py",
+    "op_os_exit.py",
+    "op_loop_catches_everything.py",
+    "exit_zero_early.py",
+    "patch_builtins.py",
+    "forge_kit_files.py",
+]
+
+
+def generate_class(folder: Path, size: int, lab_id: str = "ch06") -> dict[str, str]:
+    """A class of ``size`` submissions like a real one: correct, partly done, buggy, hostile.
+
+    Returns student -> kind. Built from the kit's own test material (mutants, the
+    red team, independent correct files), so it needs the instructor's copy of the kit.
+    """
+    sys.path.insert(0, str(labs.KIT_ROOT))
+    from tests.hostile.catalogue import HOSTILE
+    from tests.mutation import apply, catalogue, reference_source
+
+    lab = labs.get(lab_id)
+    reference = reference_source(lab_id)
+    pristine = lab.starter.read_text(encoding="utf-8")
+    hostile = [h for h in HOSTILE if h.lab == lab_id and h.file in BENCH_HOSTILE]
+    honest = sorted((labs.KIT_ROOT / "tests" / "submissions" / lab_id).glob("*.py"))
+    pool = [("buggy", apply(reference, m)) for m in catalogue(lab_id)]
+    pool += [("correct", p.read_text(encoding="utf-8")) for p in honest]
+    pool += [("hostile", h.source()) for h in hostile]
+    kinds = {}
+    folder.mkdir(parents=True, exist_ok=True)
+    for i in range(size):
+        # Per 10 students: 4 buggy, 3 correct, 2 not started, 1 from the pool's rest (cycled).
+        slot = i % 10
+        if slot < 4 or slot == 9:
+            kind, text = pool[(i * 7) % len(pool)]
+        elif slot < 7:
+            kind, text = "correct", reference
+        else:
+            kind, text = "starter", pristine
+        name = f"student{i:04d}"
+        (folder / f"{name}.py").write_text(text, encoding="utf-8")
+        kinds[name] = kind
+    return kinds
+
+
+def _timed(command: list[str]) -> float:
+    started = time.perf_counter()
+    subprocess.run(command, cwd=labs.KIT_ROOT, capture_output=True, check=True)
+    return time.perf_counter() - started
+
+
+def bench_batch(repeat: int, size: int = 200) -> dict:
+    """A generated class through `grader batch` with 1 and N jobs, against in-process grading.
+
+    One run of each (a run of 200 students is itself an average); the in-process figure
+    grades the honest submissions in one pytest session (trusted code only).
+    """
+    from . import runner
+    from .seam import Implementation
+
+    jobs = os.cpu_count() or 1
+    lab = labs.get("ch06")
+    with tempfile.TemporaryDirectory(prefix="labkit-bench-batch-") as tmp:
+        folder = Path(tmp) / "class"
+        kinds = generate_class(folder, size)
+        honest = [n for n, k in kinds.items() if k != "hostile"]
+        times = {}
+        for n in sorted({1, jobs}):
+            out = Path(tmp) / f"out{n}"
+            times[n] = _timed(
+                [
+                    sys.executable,
+                    "-m",
+                    "grader",
+                    "batch",
+                    str(folder),
+                    "--lab",
+                    "ch06",
+                    "--out",
+                    str(out),
+                    "--jobs",
+                    str(n),
+                ]
+            )
+        started = time.perf_counter()
+        runner.run_many(lab, [Implementation("submission", folder / f"{n}.py") for n in honest], isolation="in-process")
+        in_process = (time.perf_counter() - started) / len(honest)
+        walled = [json.loads((Path(tmp) / "out1" / "reports" / f"{n}.json").read_text())["duration_s"] for n in honest]
+    throughput = {n: size / t for n, t in times.items()}
+    per_honest = sum(walled) / len(walled)
+    return {
+        "class": {
+            "students": size,
+            "kinds": {k: list(kinds.values()).count(k) for k in sorted(set(kinds.values()))},
+            "lab": "ch06",
+        },
+        "one_job": {"seconds": round(times[1], 1), "per_second": round(throughput[1], 3)},
+        f"{jobs}_jobs": {"seconds": round(times[jobs], 1), "per_second": round(throughput[jobs], 3)},
+        "parallel": {"jobs": jobs, "efficiency": round(throughput[jobs] / (jobs * throughput[1]), 2)},
+        "per_submission": {
+            "in_process_s": round(in_process, 3),
+            "behind_the_wall_s": round(per_honest, 3),
+            "overhead_s": round(per_honest - in_process, 3),
+            "ratio": round(per_honest / in_process, 2),
+        },
+    }
+
+
+SUITES = {"wall": bench_wall, "batch": bench_batch}
+
+
+def machine() -> dict:
+    return {
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "cpus": os.cpu_count(),
+        "date": time.strftime("%Y-%m-%d"),
+    }
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--repeat", type=int, default=3, help="runs per figure (the median is kept)")
+    parser.add_argument("--only", nargs="*", choices=sorted(SUITES), help="run only these suites")
+    parser.add_argument("--out", type=Path, default=RESULTS)
+    args = parser.parse_args(argv)
+    results = {"machine": machine(), "repeat": args.repeat}
+    for name in args.only or SUITES:
+        results[name] = SUITES[name](args.repeat)
+        print(f"== {name}")
+        for key, row in results[name].items():
+            print(f"  {key:<28} " + "  ".join(f"{k}={v}" for k, v in row.items()))
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(results, indent=2) + "\n")
+    print(f"results: {args.out.relative_to(labs.KIT_ROOT) if args.out.is_relative_to(labs.KIT_ROOT) else args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

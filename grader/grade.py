@@ -1,0 +1,38 @@
+"""Grade implementations of a lab: run its tests, scan the files, build the canonical reports.
+
+The one path every front end takes (`grader run`, and the batch and CI commands).
+"""
+
+from __future__ import annotations
+
+import time
+
+from . import report, runner, scan
+from .labs import Lab
+from .seam import Implementation
+
+
+def default_isolation(impl: Implementation) -> str:
+    """Submissions are graded behind the wall; a student's own starter and the reference run in-process."""
+    return "worker" if impl.kind == "submission" else "in-process"
+
+
+def report_for(lab: Lab, impl: Implementation, run: runner.Run, duration_s: float) -> dict:
+    """The canonical report of one finished run, with the static scan's flags."""
+    flags = [f.as_dict() for f in scan.scan_file(impl.path, lab.allowed_imports)] if impl.path else []
+    return report.build_report(lab, impl, run.results, isolation=run.isolation, duration_s=duration_s, flags=flags)
+
+
+def grade(lab: Lab, impl: Implementation, *, isolation: str | None = None, timeout: float | None = None) -> dict:
+    """The canonical report for ``impl`` on ``lab``."""
+    started = time.perf_counter()
+    run = runner.run_tests(lab, impl, isolation=isolation or default_isolation(impl), timeout=timeout)
+    return report_for(lab, impl, run, time.perf_counter() - started)
+
+
+def grade_many(lab: Lab, impls: list[Implementation], *, timeout: float | None = None) -> list[dict]:
+    """Canonical reports for many submissions, graded behind the wall in one pytest session."""
+    started = time.perf_counter()
+    runs = runner.run_many(lab, impls, isolation="worker", timeout=timeout)
+    each = (time.perf_counter() - started) / max(len(impls), 1)
+    return [report_for(lab, impl, run, each) for impl, run in zip(impls, runs, strict=True)]

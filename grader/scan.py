@@ -1,0 +1,195 @@
+"""A static scan of a submission: what the lab's allow-list forbids, and the tricks used to escape.
+
+The scan never runs the file. Its findings are flags in the report, for an instructor
+to review; they do not change the score (what the wall blocks simply fails).
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+DYNAMIC_CODE = {"eval", "exec", "compile", "__import__"}
+INTERACTIVE = {"input", "breakpoint", "help"}
+EXITS = {"exit", "quit"}
+INTROSPECTION_NAMES = {"globals", "locals", "vars"}
+ESCAPE_ATTRIBUTES = {
+    "__subclasses__",
+    "__globals__",
+    "__builtins__",
+    "__code__",
+    "__closure__",
+    "__bases__",
+    "__mro__",
+    "__loader__",
+    "__spec__",
+    "__import__",
+    "f_globals",
+    "f_locals",
+    "f_back",
+    "f_builtins",
+    "gi_frame",
+    "tb_frame",
+    "co_code",
+    "_getframe",
+}
+FILE_ATTRIBUTES = {
+    "open", "mkdir", "makedirs", "mkfifo", "mknod", "remove", "unlink", "rename", "replace", "truncate",
+    "rmdir", "chmod", "chown", "symlink", "link", "loadtxt", "genfromtxt", "fromfile", "load", "memmap",
+    "save", "savez", "savez_compressed", "savetxt", "tofile", "listdir", "scandir", "walk",
+}  # fmt: skip
+SUSPICIOUS_STRINGS = (
+    "Total:",
+    " passed",
+    "PASSED",
+    "GITHUB_",
+    "ACTIONS_",
+    "RUNNER_",
+    "TOKEN",
+    "conftest",
+    "pytest.ini",
+    "sitecustomize",
+    "test_lab",
+    "reference/",
+    "reference.",
+    "labkit",
+    "/proc/",
+    ".ssh",
+    "results.json",
+    "report.json",
+)
+
+
+@dataclass(frozen=True)
+class Flag:
+    code: str
+    line: int
+    message: str
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+class _Scanner(ast.NodeVisitor):
+    def __init__(self, allowed: set[str]):
+        self.allowed = allowed
+        self.flags: list[Flag] = []
+        self.module_aliases: set[str] = set()
+
+    def flag(self, code: str, node: ast.AST, message: str) -> None:
+        self.flags.append(Flag(code, getattr(node, "lineno", 0), message))
+
+    def visit_Import(self, node: ast.Import) -> None:
+        for alias in node.names:
+            top = alias.name.split(".")[0]
+            self.module_aliases.add((alias.asname or alias.name).split(".")[0])
+            if top not in self.allowed:
+                self.flag("disallowed-import", node, f"imports {alias.name}, which this lab does not allow")
+        self.generic_visit(node)
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        top = (node.module or "").split(".")[0]
+        if node.level or top not in self.allowed:
+            name = "." * node.level + (node.module or "")
+            self.flag("disallowed-import", node, f"imports from {name}, which this lab does not allow")
+        self.generic_visit(node)
+
+    def visit_Name(self, node: ast.Name) -> None:
+        if node.id in DYNAMIC_CODE:
+            self.flag("dynamic-code", node, f"uses {node.id}, which runs code the scan cannot see")
+        elif node.id == "open":
+            self.flag("file-access", node, "opens files")
+        elif node.id in INTERACTIVE:
+            self.flag("interactive", node, f"calls {node.id}(), which waits for a person")
+        elif node.id in EXITS or node.id == "SystemExit":
+            self.flag("exit", node, f"uses {node.id}")
+        elif node.id in INTROSPECTION_NAMES:
+            self.flag("introspection", node, f"uses {node.id}()")
+        elif node.id in ("__builtins__", "__loader__", "__spec__"):
+            self.flag("introspection", node, f"uses {node.id}")
+        self.generic_visit(node)
+
+    def visit_Attribute(self, node: ast.Attribute) -> None:
+        if node.attr == "exit":
+            self.flag("exit", node, "calls .exit()")
+        elif node.attr in FILE_ATTRIBUTES and not isinstance(node.ctx, ast.Store):
+            self.flag("file-access", node, f"uses .{node.attr}, which reads or writes files")
+        elif node.attr == "modules" and isinstance(node.value, ast.Attribute) and node.value.attr == "sys":
+            self.flag("introspection", node, "uses sys.modules")
+        if node.attr in ESCAPE_ATTRIBUTES:
+            self.flag("introspection", node, f"reaches for .{node.attr}, a way around the sandbox")
+        elif node.attr == "modules" and isinstance(node.value, ast.Name) and node.value.id == "sys":
+            self.flag("introspection", node, "uses sys.modules")
+        elif node.attr in ("environ", "getenv", "putenv"):
+            self.flag("environment", node, f"reads or writes the environment (.{node.attr})")
+        elif node.attr in ("system", "popen", "fork", "kill", "_exit", "spawnv", "execv"):
+            self.flag("process", node, f"calls .{node.attr}, which starts, stops or replaces processes")
+        self.generic_visit(node)
+
+    def _patched_module(self, target: ast.AST) -> str | None:
+        base = target
+        while isinstance(base, ast.Attribute):
+            base = base.value
+        if isinstance(target, ast.Attribute) and isinstance(base, ast.Name) and base.id in self.module_aliases:
+            return ast.unparse(target)
+        return None
+
+    def _rooted_in_module(self, value: ast.AST) -> bool:
+        while isinstance(value, (ast.Attribute, ast.Subscript)):
+            value = value.value
+        return isinstance(value, ast.Name) and value.id in self.module_aliases
+
+    def visit_Assign(self, node: ast.Assign) -> None:
+        if isinstance(node.value, (ast.Attribute, ast.Subscript)) and self._rooted_in_module(node.value):
+            # a name for a module's insides (np.core.numeric.builtins) patches as much as the module
+            self.module_aliases.update(t.id for t in node.targets if isinstance(t, ast.Name))
+        for target in node.targets:
+            patched = self._patched_module(target)
+            if patched:
+                self.flag("monkeypatch", node, f"assigns {patched}, changing a module for everyone")
+        self.generic_visit(node)
+
+    def visit_AugAssign(self, node: ast.AugAssign) -> None:
+        patched = self._patched_module(node.target)
+        if patched:
+            self.flag("monkeypatch", node, f"assigns {patched}, changing a module for everyone")
+        self.generic_visit(node)
+
+    def visit_keyword(self, node: ast.keyword) -> None:
+        if node.arg == "dir_fd":
+            self.flag("file-access", node, "uses dir_fd, a way around path checks")
+        self.generic_visit(node)
+
+    def visit_Call(self, node: ast.Call) -> None:
+        if isinstance(node.func, ast.Name) and node.func.id in ("setattr", "delattr") and node.args:
+            first = node.args[0]
+            if isinstance(first, ast.Name) and first.id in self.module_aliases | {"builtins", "__builtins__"}:
+                self.flag("monkeypatch", node, f"{node.func.id}() on the module {first.id}")
+        self.generic_visit(node)
+
+    def visit_Constant(self, node: ast.Constant) -> None:
+        if isinstance(node.value, str):
+            hits = [s for s in SUSPICIOUS_STRINGS if s in node.value]
+            if hits:
+                self.flag("suspicious-string", node, f"mentions {hits[0]!r}, which a lab submission has no use for")
+
+
+def scan_source(source: str, allowed_imports) -> list[Flag]:
+    """The flags for ``source``; a file that does not parse gets none (its error is reported instead)."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return []
+    scanner = _Scanner(set(allowed_imports))
+    scanner.visit(tree)
+    unique = {(f.code, f.line, f.message): f for f in scanner.flags}
+    return sorted(unique.values(), key=lambda f: (f.line, f.code))
+
+
+def scan_file(path: Path, allowed_imports) -> list[Flag]:
+    try:
+        source = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return []
+    return scan_source(source, allowed_imports)

@@ -1,0 +1,620 @@
+"""The trusted side of the wall: one worker per grading session, one fresh child per test.
+
+``WallSession`` starts the sandboxed zygote when the session starts and pre-forks each
+test's child while the previous test finishes, so a test never waits for a process to
+start. ``Channel`` is one child's request/reply channel with deadlines: a request that
+the caller does not need the answer to (an operator whose result stays in the worker,
+a setattr, a backward()) is sent without waiting, and any error it raised surfaces at
+the next request that waits, or when the test ends.
+"""
+
+from __future__ import annotations
+
+import builtins
+import contextlib
+import fcntl
+import json
+import marshal
+import os
+import select
+import signal
+import socket
+import time
+
+import numpy as np
+
+from ..failures import SubmissionError, WorkerCrashed, WorkerFailure, WorkerTimeout
+from . import codec, sandbox
+from .proxy import RemoteMethod, RemoteObject
+
+PIPE_SIZE = 1 << 20
+SPARES = 2  # children forked ahead: starting one takes a few ms, more than pytest spends between tests
+WORKER_FAILED = 70  # the exit status of a child whose serving code raised (see worker.child_main)
+# Queued requests are written once this many are waiting, or when one must wait for its answer:
+# small enough that the worker starts on them while the test goes on queuing more.
+BATCH_MESSAGES = 32
+BATCH_BYTES = 1 << 20
+F_SETPIPE_SZ = 1031
+SIGNAL_NAMES = {
+    signal.SIGSEGV: "a segmentation fault",
+    signal.SIGBUS: "a bus error",
+    signal.SIGABRT: "an abort",
+    signal.SIGFPE: "a floating-point exception",
+    signal.SIGILL: "an illegal instruction",
+}
+
+
+def _set_pipe(fd: int, blocking: bool) -> None:
+    with contextlib.suppress(OSError):
+        fcntl.fcntl(fd, F_SETPIPE_SZ, PIPE_SIZE)  # fewer stalls when requests are pipelined
+    os.set_blocking(fd, blocking)
+
+
+class Channel:
+    """Requests to one child, replies and callbacks from it."""
+
+    def __init__(self, session: WallSession, test: str, read_fd: int, write_fd: int):
+        self.session = session
+        self.test = test
+        self.read_fd, self.write_fd = read_fd, write_fd
+        self.public_count = len(session.lab.public)
+        self.next_id = self.public_count + 1
+        self.callbacks: dict[int, object] = {}
+        self.released: list[int] = []
+        self.failure: WorkerFailure | None = None
+        self.deadline = float("inf")
+        self.hello: dict | None = None
+        self.exit_status: dict | None = None
+        self.outbox: list[dict] = []
+        self.outbox_buffers: list[bytes] = []
+        self.unsynced = 0  # requests sent without waiting since the last one that waited
+        self.last: tuple = ("start", None, None)  # the latest request, named in timeouts and crashes
+
+    # -- plumbing ------------------------------------------------------------------------
+    def start_clock(self) -> None:
+        self.deadline = time.monotonic() + self.session.limits.test_seconds
+
+    def _remaining(self) -> float:
+        left = min(self.deadline - time.monotonic(), self.session.limits.call_seconds)
+        if left <= 0:
+            self._fail_timeout()
+        return left
+
+    def _write(self, frame: bytes) -> None:
+        view = memoryview(frame)
+        while view:
+            try:
+                view = view[os.write(self.write_fd, view) :]
+            except BlockingIOError:
+                _, writable, _ = select.select([], [self.write_fd], [], self._remaining())
+                if not writable:
+                    self._fail_timeout()
+            except BrokenPipeError:
+                self._fail_crashed()
+
+    def _read_frame(self):
+        chunks, needed, header = [], 8, None
+        while needed:
+            readable, _, _ = select.select([self.read_fd], [], [], self._remaining())
+            if not readable:
+                self._fail_timeout()
+            chunk = os.read(self.read_fd, min(needed, codec.READ_CHUNK))
+            if not chunk:
+                self._fail_crashed()
+            chunks.append(chunk)
+            needed -= len(chunk)
+            if needed == 0 and header is None:
+                header = b"".join(chunks)
+                header_len, buffers_len = codec.HEADER.unpack(header)
+                if header_len > codec.MAX_REPLY_HEADER_BYTES or buffers_len > codec.MAX_REPLY_BUFFER_BYTES:
+                    self._fail_crashed("the worker sent a message larger than the protocol allows")
+                chunks, needed = [header], header_len + buffers_len
+        try:
+            return codec.unpack(b"".join(chunks))
+        except codec.ProtocolError as exc:
+            self._fail_crashed(f"the worker broke the protocol ({exc})")
+
+    def _what(self) -> str:
+        op, target, name = self.last
+        return _describe(op, target, name)
+
+    def _fail_timeout(self):
+        what = self._what()
+        limits = self.session.limits
+        status = self.session.kill(self)
+        if status.get("signal") == signal.SIGXCPU:
+            message = f"timeout: {what} used more than the CPU limit of {limits.cpu_seconds} s"
+        elif self.deadline - time.monotonic() <= 0:
+            message = f"timeout: the test ran longer than its limit of {limits.test_seconds:g} s; it was running {what}"
+        else:
+            message = f"timeout: {what} did not finish within the per-call limit of {limits.call_seconds:g} s"
+        self.failure = WorkerTimeout(
+            message, "look for a loop that never ends, or work that grows too fast (e.g. a graph visited many times)"
+        )
+        raise self.failure
+
+    def _fail_crashed(self, why: str = ""):
+        what = self._what()
+        status = self.session.wait_exit(self)
+        limits = self.session.limits
+        if not why:
+            number = status.get("signal")
+            if number == signal.SIGXCPU:
+                why = f"it used more than the CPU limit of {limits.cpu_seconds} s"
+                self.failure = WorkerTimeout(f"timeout: {what}: {why}")
+                raise self.failure
+            if number == signal.SIGXFSZ:
+                why = f"it wrote more than the output limit of {limits.output_kb} KiB"
+            elif number == signal.SIGKILL:
+                why = f"it was killed (over the memory limit of {limits.memory_mb} MiB, or by the system)"
+            elif number is not None:
+                why = f"it died of {SIGNAL_NAMES.get(number, f'signal {number}')}"
+            elif status.get("exit") == WORKER_FAILED:
+                why = "the worker's own code failed (the submission may have broken it: see the flags)"
+            else:
+                why = f"it exited with status {status.get('exit')} (exit() or os._exit() in the code under test)"
+        self.failure = WorkerCrashed(f"crashed: the worker stopped during {what}: {why}")
+        raise self.failure
+
+    # -- values --------------------------------------------------------------------------
+    def _handle_of(self, x: RemoteObject) -> int:
+        if x._labkit_channel is not self:
+            raise TypeError("an object from an earlier test cannot be used in this one")
+        return x._labkit_handle
+
+    def _encode_handle(self, x):
+        if isinstance(x, RemoteObject):
+            return {"H": self._handle_of(x)}
+        raise TypeError(f"cannot pass a {type(x).__name__} to the code under test")
+
+    def _encode_callback(self, fn):
+        cid = len(self.callbacks) + 1  # callbacks nest like the requests that pass them
+        self.callbacks[cid] = fn
+        return {"C": cid}
+
+    def _decode_handle(self, hid, type_name):
+        return RemoteObject(self, hid, type_name)
+
+    def release(self, hid: int) -> None:
+        if self.failure is None:
+            self.released.append(hid)
+
+    def _raise_remote(self, error: dict):
+        raise self.session.exception_from(error)
+
+    # -- requests ------------------------------------------------------------------------
+    def request(self, op: str, target, *, result: str = "value", name=None, kind=None, args=(), kwargs=None, **values):
+        """Send one request. ``result``: "value" waits for the answer; "object" and "none" do not.
+
+        Requests that do not wait are queued and written in batches; a request that waits
+        flushes the queue first, so the worker always runs them in order.
+        """
+        if self.failure is not None:
+            raise self.failure
+        hid = self.next_id
+        self.next_id += 1
+        message = {"op": op, "id": hid}
+        if target is not None:
+            message["target"] = self._handle_of(target)
+        if name is not None:
+            message["name"] = name
+        if kind is not None:
+            message["kind"] = kind
+        if self.released:
+            message["rel"], self.released = self.released, []
+        registered = len(self.callbacks)
+        mutable = False
+        if args or kwargs or values:
+            encoder = codec.Encoder(self._encode_handle, self._encode_callback, self.outbox_buffers)
+            if args:
+                message["args"] = [self._encode_argument(a, encoder) for a in args]
+                # What a call changes in a list or an array it was given is copied back: it waits.
+                mutable = any(type(a) in (list, np.ndarray) for a in args)
+            if kwargs:
+                message["kwargs"] = {str(k): encoder.value(v) for k, v in kwargs.items()}
+            for key, value in values.items():
+                message[key] = encoder.value(value)
+        # A request passing one of the test's functions waits too: the worker may call it back.
+        wait = result == "value" or mutable or len(self.callbacks) > registered
+        self.last = (op, target, name)
+        if not wait:
+            message["sync"] = False
+            self.unsynced += 1
+            self._queue(message)
+            return (
+                RemoteObject(self, hid, target._labkit_type if target is not None else "?")
+                if result == "object"
+                else None
+            )
+        self._queue(message)
+        self._flush()
+        self.unsynced = 0  # the worker runs requests in order: this reply comes after all of them
+        try:
+            return self._wait_reply(args if mutable else None)
+        finally:
+            for cid in range(registered + 1, len(self.callbacks) + 1):  # this request's callbacks end with it
+                self.callbacks.pop(cid, None)
+
+    def _encode_argument(self, value, encoder):
+        """The common arguments (numbers, objects in the worker) without the general encoder."""
+        kind = type(value)
+        if kind is float or kind is int:
+            return value
+        if kind is RemoteObject:
+            return {"H": self._handle_of(value)}
+        return encoder.value(value)
+
+    def _queue(self, message: dict) -> None:
+        self.outbox.append(message)
+        if len(self.outbox) >= BATCH_MESSAGES or (
+            self.outbox_buffers and sum(map(len, self.outbox_buffers)) > BATCH_BYTES
+        ):
+            self._flush()
+
+    def _flush(self) -> None:
+        """Write the queued requests as one frame: one write here, one read and one parse there."""
+        if self.outbox:
+            batch, buffers = self.outbox, self.outbox_buffers
+            self.outbox, self.outbox_buffers = [], []
+            self._write(codec.pack({"batch": batch}, buffers, dumps=marshal.dumps))
+
+    def _wait_reply(self, args=None):
+        while True:
+            message, buffers = self._read_frame()
+            op = message.get("op")
+            decoder = codec.Decoder(buffers, self._decode_handle)
+            if op == "reply":
+                if "error" in message:
+                    self._raise_remote(message["error"])
+                if args is not None and "mutated" in message:
+                    _copy_back(args, decoder.value(message["mutated"]))
+                return decoder.value(message.get("ok"))
+            if op == "callback":
+                self._answer_callback(message, decoder)
+                continue
+            self._fail_crashed(f"the worker sent an unexpected {str(op)[:40]!r} message")
+
+    def _answer_callback(self, message, decoder):
+        fn = self.callbacks.get(message.get("cb"))
+        try:
+            if fn is None:
+                raise RuntimeError("unknown callback")
+            args = decoder.value(message.get("args", {"L": []}))
+            value = fn(*args, **decoder.value(message.get("kwargs", {"D": {}})))
+            encoder = codec.Encoder(self._encode_handle, self._encode_callback, self.outbox_buffers)
+            reply = {"op": "reply", "ok": encoder.value(value)}
+        except WorkerFailure:
+            raise
+        except Exception as exc:  # the test's own function failed: the student's code sees an exception
+            kind = type(exc).__name__ if hasattr(builtins, type(exc).__name__) else "RuntimeError"
+            reply = {"op": "reply", "error": {"type": kind, "message": str(exc)[:2000]}}
+        self._queue(reply)
+        self._flush()
+
+    def call(self, target, name: str | None, args: tuple, kwargs: dict):
+        """Call ``target`` (name None) or its method ``name``; waits unless this call is known to return an object."""
+        key = (target._labkit_type, name)
+        learned = self.session.learned.get(key)
+        result = learned if learned is not None and learned != "value" else "value"
+        op = "call" if name is None else "method"
+        reply = self.request(op, target, result=result, name=name, args=args, kwargs=kwargs)
+        if learned is None:
+            self.session.learned[key] = (
+                "object" if isinstance(reply, RemoteObject) else "none" if reply is None else "value"
+            )
+        return reply
+
+    def get_attribute(self, owner: RemoteObject, name: str):
+        key = ("attribute", owner._labkit_type, name)
+        if self.session.learned.get(key) == "method":
+            return RemoteMethod(owner, name)
+        answer = self.request("getattr", owner, name=name)
+        if isinstance(answer, dict) and answer.get("method") is True:
+            self.session.learned[key] = "method"
+            return RemoteMethod(owner, name)
+        return answer["value"] if isinstance(answer, dict) and "value" in answer else answer
+
+    def read_many(self, pairs) -> list:
+        """``[getattr(obj, name) for obj, name in pairs]`` in one round trip."""
+        if self.failure is not None:
+            raise self.failure
+        for obj, name in pairs:
+            message = {"op": "getattr", "id": self.next_id, "target": self._handle_of(obj), "name": name}
+            self.next_id += 1
+            self._queue(message)
+        self.last = ("getattr", pairs[0][0], pairs[0][1]) if pairs else ("sync", None, None)
+        self._flush()
+        self.unsynced = 0
+        answers, first_error = [], None
+        for obj, name in pairs:
+            message, buffers = self._read_frame()
+            if message.get("op") != "reply":
+                self._fail_crashed(f"the worker sent an unexpected {str(message.get('op'))[:40]!r} message")
+            if "error" in message:
+                first_error = first_error or message["error"]
+                answers.append(None)
+                continue
+            answer = codec.Decoder(buffers, self._decode_handle).value(message.get("ok"))
+            if isinstance(answer, dict) and answer.get("method") is True:
+                answers.append(RemoteMethod(obj, name))
+            else:
+                answers.append(answer["value"] if isinstance(answer, dict) and "value" in answer else answer)
+        if first_error is not None:
+            self._raise_remote(first_error)
+        return answers
+
+    def sync(self) -> None:
+        """Wait until every request sent so far has run; raise the first error among them."""
+        if self.failure is None and self.hello is not None:
+            self.request("sync", None)
+
+    def end(self) -> None:
+        """Let the child exit; the zygote reaps it (and anything it left) while the next test runs.
+
+        A child with requests still queued (the test failed before waiting for them) may be
+        busy in them for a long time: it is killed instead.
+        """
+        if self.failure is None and self.unsynced == 0:
+            with contextlib.suppress(WorkerFailure, OSError):
+                self._queue({"op": "end"})
+                self._flush()
+        elif self.exit_status is None:
+            with contextlib.suppress(OSError):
+                self.session.box.control.send(json.dumps({"op": "kill", "test": self.test}).encode())
+        self.close_fds()
+        self.exit_status = self.exit_status or {}
+
+    def close_fds(self) -> None:
+        for fd in (self.read_fd, self.write_fd):
+            if fd >= 0:
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+        self.read_fd = self.write_fd = -1
+
+
+def _copy_back(args, mutated) -> None:
+    """Apply to the caller's lists and arrays what the call changed in the worker's copies of them."""
+    if not isinstance(mutated, dict):
+        return
+    for index, value in mutated.items():
+        if not str(index).isdigit() or int(index) >= len(args):
+            continue
+        original = args[int(index)]
+        if type(original) is list and type(value) is list:
+            original[:] = value
+        elif type(original) is np.ndarray and type(value) is np.ndarray and value.shape == original.shape:
+            with contextlib.suppress(ValueError, TypeError):
+                original[...] = value
+
+
+def _describe(op: str, target, name) -> str:
+    """The request a child was running, in words, for timeout and crash messages."""
+    type_name = target._labkit_type if target is not None else ""
+    if op == "method":
+        return f"{type_name}.{name}()"
+    if op == "call":
+        return f"{type_name}(...)"
+    if op in ("getattr", "setattr"):
+        return f"reading {type_name}.{name}" if op == "getattr" else f"setting {type_name}.{name}"
+    if op == "sync":
+        return "the test's last operations"
+    if op == "start":
+        return "the start of the test"
+    if op == "import":
+        return "the import of the submission"
+    return f"{op} on {type_name}"
+
+
+class WallSession:
+    """The worker of one grading session: the zygote, the current test's child and the next one."""
+
+    def __init__(self, lab, submission, limits: sandbox.Limits):
+        self.lab = lab
+        self.submission = submission
+        self.limits = limits
+        self.box = sandbox.start(lab, submission, limits)
+        self.learned: dict = {}
+        self.broken: SubmissionError | None = None
+        self.ready = False
+        self.current: Channel | None = None
+        self.spares: list[Channel] = []  # children forked ahead, each getting ready during earlier tests
+        self.stand_ins: dict[str, type] = {}
+        self.exits: dict[str, dict] = {}  # test -> how its child exited
+        self.events: dict[tuple, dict] = {}  # (test, op) -> a message not yet asked for
+        self.forks = 0
+
+    @property
+    def protections(self) -> list[str]:
+        return self.box.protections
+
+    # -- the zygote ----------------------------------------------------------------------
+    def _control(self, timeout: float) -> dict | None:
+        readable, _, _ = select.select([self.box.control], [], [], timeout)
+        if not readable:
+            return None
+        data = self.box.control.recv(1 << 16)
+        if not data:
+            raise WorkerCrashed("crashed: the worker's process stopped unexpectedly")
+        return json.loads(data)
+
+    def _wait_ready(self) -> None:
+        if self.ready:
+            return
+        message = self._control(60)
+        if message is None or message.get("op") != "ready":
+            raise WorkerCrashed("crashed: the worker did not start")
+        self.ready = True
+        if message.get("syntax_error"):
+            error = message["syntax_error"]
+            where = f"line {error['line']}" if error.get("line") else "an unknown line"
+            self.broken = SubmissionError(
+                f"{self.submission.name} does not parse: SyntaxError at {where}: {error['message']}",
+                "run `python -m py_compile` on your file to see the error in context",
+            )
+
+    def _fork(self) -> Channel:
+        self.forks += 1
+        test = f"t{self.forks}"
+        to_child_r, to_child_w = os.pipe()
+        from_child_r, from_child_w = os.pipe()
+        workdir = self.box.new_workdir()
+        socket.send_fds(
+            self.box.control,
+            [json.dumps({"op": "fork", "test": test, "workdir": str(workdir)}).encode()],
+            [to_child_r, from_child_w],
+        )
+        os.close(to_child_r)
+        os.close(from_child_w)
+        _set_pipe(to_child_w, blocking=False)
+        _set_pipe(from_child_r, blocking=True)
+        return Channel(self, test, from_child_r, to_child_w)
+
+    def _await(self, test: str, op: str, timeout: float) -> dict | None:
+        """The zygote's message ``op`` about ``test``. Messages about other tests (a spare's
+        "forked" arriving while a crash is examined) are kept for when they are asked for."""
+        deadline = time.monotonic() + timeout
+        while True:
+            if op == "exited" and test in self.exits:
+                return {"op": op, "test": test, "status": self.exits[test]}
+            if (test, op) in self.events:
+                return self.events.pop((test, op))
+            message = self._control(max(deadline - time.monotonic(), 0))
+            if message is None:
+                return None
+            if message.get("op") == "exited":
+                self.exits[message["test"]] = message["status"]
+            else:
+                self.events[(message.get("test"), message.get("op"))] = message
+
+    def kill(self, channel: Channel) -> dict:
+        if channel.test not in self.exits:
+            self.box.control.send(json.dumps({"op": "kill", "test": channel.test}).encode())
+        return self.wait_exit(channel)
+
+    def wait_exit(self, channel: Channel) -> dict:
+        if channel.exit_status is None:
+            if channel.test not in self.exits and self._await(channel.test, "exited", 5) is None:
+                self.box.control.send(json.dumps({"op": "kill", "test": channel.test}).encode())
+                self._await(channel.test, "exited", 10)
+            channel.exit_status = self.exits.pop(channel.test, {"signal": signal.SIGKILL})
+            channel.close_fds()
+        return channel.exit_status
+
+    # -- tests ---------------------------------------------------------------------------
+    def begin(self) -> Channel:
+        """The current test's channel, started on first use."""
+        if self.current is not None:
+            return self.current
+        self._wait_ready()
+        if self.broken is not None:
+            raise self.broken
+        channel = self.spares.pop(0) if self.spares else self._fork()
+        try:
+            if self._await(channel.test, "forked", 30) is None and channel.test not in self.exits:
+                raise WorkerCrashed("crashed: the worker could not start a process for this test")
+        except BaseException:  # also a trusted-side timeout: the child must not outlive its test
+            with contextlib.suppress(OSError):
+                self.box.control.send(json.dumps({"op": "kill", "test": channel.test}).encode())
+            channel.close_fds()
+            raise
+        self.current = channel
+        channel.deadline = time.monotonic() + self.limits.import_seconds
+        try:
+            channel.last = ("import", None, None)
+            hello, _ = channel._read_frame()
+        except WorkerTimeout:
+            self.broken = SubmissionError(
+                f"importing {self.submission.name} did not finish within {self.limits.import_seconds:g} s",
+                "top-level code runs when your file is imported: move experiments under `if __name__ == '__main__':`",
+            )
+            raise self.broken from None
+        except WorkerCrashed as exc:
+            self.broken = SubmissionError(
+                f"importing {self.submission.name} stopped the worker: {exc.message}",
+                "remove top-level code that exits or crashes",
+            )
+            raise self.broken from None
+        if "import_error" in hello:
+            self.broken = _import_failure(hello["import_error"], self.submission.name)
+            raise self.broken
+        channel.hello = hello
+        channel.start_clock()
+        return channel
+
+    def end(self) -> None:
+        """Finish the current test's child and start the next one's."""
+        channel, self.current = self.current, None
+        if channel is not None:
+            channel.end()
+        while self.broken is None and len(self.spares) < SPARES:
+            self.spares.append(self._fork())
+
+    def close(self) -> None:
+        for channel in (self.current, *self.spares):
+            if channel is not None:
+                channel.close_fds()
+        with contextlib.suppress(OSError):
+            self.box.control.send(json.dumps({"op": "quit"}).encode())
+        self.box.close()
+
+    # -- names and exceptions ------------------------------------------------------------
+    def public(self, name: str):
+        channel = self.begin()
+        described = channel.hello["names"].get(name, {"kind": "missing"})
+        if described["kind"] == "missing":
+            raise SubmissionError(
+                f"the code under test does not define {name}",
+                f"lab {self.lab.id} needs these names at the top level of your file: {', '.join(self.lab.public)}",
+            )
+        if described["kind"] == "exception":
+            return self._stand_in(name, described["bases"])
+        return RemoteObject(channel, described["id"], name)
+
+    def _stand_in(self, name: str, bases: list[str]) -> type:
+        """A local exception class standing for one of the lab's public exception classes."""
+        if name not in self.stand_ins:
+            base = _builtin_exception(bases)
+            self.stand_ins[name] = type(name, (base,), {"__module__": "submission"})
+        return self.stand_ins[name]
+
+    def exception_from(self, error: dict) -> BaseException:
+        name = str(error.get("type", "Exception"))
+        kind = self.stand_ins[name] if name in self.stand_ins else _builtin_exception(error.get("bases", []))
+        message = str(error.get("message", ""))
+        if kind is RuntimeError and name in ("SystemExit", "KeyboardInterrupt", "GeneratorExit"):
+            message = f"the code under test raised {name} (exit() or the like) during an operation"
+        try:
+            exc = kind(message)
+        except TypeError:
+            exc = RuntimeError(f"{name}: {message}")
+        exc.labkit_where = str(error.get("where", ""))[:200]
+        exc.labkit_trace = str(error.get("trace", ""))[:3000]
+        exc.labkit_type = name[:100]
+        if isinstance(exc, OSError) and "File too large" in message:  # the output limit (SIGXFSZ is ignored)
+            exc.args = (f"{message} (the output limit is {self.limits.output_kb} KiB)",)
+        if isinstance(exc, MemoryError):
+            exc.args = (f"{message + ' ' if message else ''}(the memory limit is {self.limits.memory_mb} MiB)",)
+        return exc
+
+
+def _builtin_exception(bases) -> type:
+    for base in bases if isinstance(bases, list) else []:
+        kind = getattr(builtins, str(base), None)
+        if isinstance(kind, type) and issubclass(kind, Exception) and kind is not BaseException:
+            return kind
+    return RuntimeError
+
+
+def _import_failure(error: dict, name: str) -> SubmissionError:
+    kind = error.get("type", "Exception")
+    line = error.get("line")
+    where = f" at line {line}" if line else ""
+    if kind == "SystemExit":
+        return SubmissionError(
+            f"{name} called exit() while being imported{where}",
+            "remove top-level code that exits; put experiments under `if __name__ == '__main__':`",
+        )
+    return SubmissionError(
+        f"importing {name} raised {kind}{where}: {error.get('message', '')}",
+        "your file must import cleanly: keep experiments under `if __name__ == '__main__':`",
+    )

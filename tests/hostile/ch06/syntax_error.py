@@ -1,0 +1,3 @@
+class Value:
+    def __init__(self, data)
+        self.data = data

@@ -1,0 +1,107 @@
+"""The red team's machinery: grade a hostile file behind the wall with small limits, and check that
+it earned nothing it did not earn honestly and left nothing behind."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import os
+import re
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from grader import grade, labs
+from grader.seam import Implementation
+from tests.mutation import reference_source
+
+HOSTILE_DIR = Path(__file__).parent / "hostile"
+# Small limits keep the suite fast; every limit is still exercised. 6 s leaves the honest
+# reference's slowest test (a 20,000-node chain, about 1 s) room on a loaded 2-core machine.
+SMALL_LIMITS = {
+    "test_seconds": 6,
+    "call_seconds": 6,
+    "cpu_seconds": 6,
+    "memory_mb": 512,
+    "output_kb": 64,
+    "import_seconds": 4,
+    "run_seconds": 240,
+}
+MARKER_PREFIX = "/tmp/labkit-redteam-"  # hostile files try to leave files with this prefix
+
+
+@dataclass(frozen=True)
+class Hostile:
+    """One hostile file and what its report must say.
+
+    ``base``: "reference" appends the file to the lab's honest one-file reference (so the
+    honest operations around the attack must still be graded); None grades the file alone.
+    """
+
+    file: str
+    lab: str = "ch06"
+    base: str | None = "reference"
+    outcomes: dict = field(default_factory=dict)  # test id -> outcome it must have
+    others: str | None = None  # the outcome every other test must have (None: not checked)
+    all_outcomes: str | None = None  # the outcome of every test
+    message: str = ""  # a text every test that lost points must show in its message
+    max_score: float | None = None  # the score may not exceed this
+    flags: frozenset = frozenset()  # scan flag codes the report must carry
+
+    def __post_init__(self):
+        object.__setattr__(self, "flags", frozenset(self.flags))
+
+    @property
+    def name(self) -> str:
+        return f"{self.lab}-{Path(self.file).stem}"
+
+    def source(self) -> str:
+        attack = (HOSTILE_DIR / self.lab / self.file).read_text(encoding="utf-8")
+        return attack if self.base is None else reference_source(self.lab) + "\n\n" + attack
+
+
+def grade_behind_the_wall(lab_id: str, path: Path) -> dict:
+    lab = dataclasses.replace(labs.get(lab_id), limits={**labs.get(lab_id).limits, **SMALL_LIMITS})
+    return grade.grade(lab, Implementation.parse(str(path), lab), isolation="worker")
+
+
+def kit_fingerprint() -> str:
+    """A hash of every file of the kit that git knows or would add (hostile code must change none)."""
+    root = labs.KIT_ROOT
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        cwd=root,
+        capture_output=True,
+        check=True,
+    ).stdout.split(b"\0")
+    digest = hashlib.sha256()
+    for name in sorted(n for n in listed if n):
+        path = root / os.fsdecode(name)
+        digest.update(name)
+        if path.is_file():
+            digest.update(hashlib.sha256(path.read_bytes()).digest())
+    return digest.hexdigest()
+
+
+def leftover_processes() -> list[str]:
+    """Worker processes whose grading has ended (their scratch folder is gone), and processes
+    started by hostile code (they carry the red team's marker): there must be none.
+
+    Workers of gradings still running (other tests, in parallel) keep their scratch folder.
+    """
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            cmdline = Path(f"/proc/{entry}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        scratch = re.search(r"/[^\s\"']*labkit-wall-[A-Za-z0-9_]+", cmdline)
+        if (scratch and not Path(scratch.group(0)).exists()) or "labkit-redteam" in cmdline:
+            found.append(f"{entry}: {cmdline[:120]}")
+    return found
+
+
+def leftover_files() -> list[str]:
+    return [str(p) for p in Path("/tmp").glob(Path(MARKER_PREFIX).name + "*")]

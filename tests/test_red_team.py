@@ -1,0 +1,112 @@
+"""The red team: hostile and broken submissions behind the wall (see tests/hostile/catalogue.py).
+
+The entries of a lab are graded in chunks, one pytest session per chunk (as an instructor's
+batch would grade them; each chunk is a test class, which `make test` gives to one xdist
+worker), followed in the same session by an honest submission: every entry
+is graded right after another hostile one, and the honest one right after the last, so a
+hostile file that left anything behind would show in the next one's report. The kit's files,
+leftover processes and files are checked once the chunk is done.
+"""
+
+import dataclasses
+import functools
+
+from grader import grade, labs
+from grader.seam import Implementation
+from tests.hostile.catalogue import HOSTILE
+from tests.mutation import reference_source
+from tests.redteam import SMALL_LIMITS, kit_fingerprint, leftover_files, leftover_processes
+
+CHUNKS = 2  # per lab
+
+
+def _lab(lab_id: str):
+    lab = labs.get(lab_id)
+    return dataclasses.replace(lab, limits={**lab.limits, **SMALL_LIMITS})
+
+
+def _chunk(hostile) -> str:
+    same_lab = [h for h in HOSTILE if h.lab == hostile.lab]
+    return f"{hostile.lab}:{same_lab.index(hostile) % CHUNKS}"
+
+
+def outcomes(report):
+    return {t["id"]: t["outcome"] for t in report["tests"]}
+
+
+@functools.cache
+def _honest_solo(lab_id: str, folder) -> dict:
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "honest.py"
+    path.write_text(reference_source(lab_id))
+    return outcomes(grade.grade(_lab(lab_id), Implementation("submission", path), isolation="worker"))
+
+
+@functools.cache
+def _graded(chunk: str, folder) -> dict:
+    lab_id = chunk.split(":")[0]
+    members = [h for h in HOSTILE if _chunk(h) == chunk]
+    folder.mkdir(parents=True, exist_ok=True)
+    impls = []
+    for hostile in members:
+        path = folder / hostile.file
+        path.write_text(hostile.source())
+        impls.append(Implementation("submission", path))
+    honest = folder / "honest.py"
+    honest.write_text(reference_source(lab_id))
+    before = kit_fingerprint()
+    reports = grade.grade_many(_lab(lab_id), [*impls, Implementation("submission", honest)])
+    return {
+        "reports": {h.file: r for h, r in zip(members, reports, strict=False)},
+        "honest": outcomes(reports[-1]),
+        "kit_changed": kit_fingerprint() != before,
+        "processes": leftover_processes(),
+        "files": leftover_files(),
+    }
+
+
+class _Chunk:
+    """The hostile entries of one chunk (subclasses below set which)."""
+
+    chunk: str
+
+    def test_hostile_submission_earns_nothing_and_leaves_nothing(self, hostile, tmp_path_factory):
+        _check(hostile, tmp_path_factory)
+
+
+def pytest_generate_tests(metafunc):
+    cls = metafunc.cls
+    if cls is not None and issubclass(cls, _Chunk) and "hostile" in metafunc.fixturenames:
+        members = [h for h in HOSTILE if _chunk(h) == cls.chunk]
+        metafunc.parametrize("hostile", members, ids=[h.name for h in members])
+
+
+for _name in sorted({_chunk(h) for h in HOSTILE}):
+    _cls = "TestRedTeam_" + _name.replace(":", "_")
+    globals()[_cls] = type(_cls, (_Chunk,), {"chunk": _name})
+
+
+def _check(hostile, tmp_path_factory):
+    base = tmp_path_factory.getbasetemp()
+    chunk = _graded(_chunk(hostile), base / f"redteam-{_chunk(hostile).replace(':', '-')}")
+    report = chunk["reports"][hostile.file]
+    got = outcomes(report)
+    lost = {t["id"]: t["message"] for t in report["tests"] if t["outcome"] != "passed"}
+    for test_id, outcome in hostile.outcomes.items():
+        assert got[test_id] == outcome, (test_id, got[test_id], lost.get(test_id))
+    for test_id, outcome in got.items():
+        if hostile.all_outcomes:
+            assert outcome == hostile.all_outcomes, (test_id, outcome, lost.get(test_id))
+        elif hostile.others and test_id not in hostile.outcomes:
+            assert outcome == hostile.others, (test_id, outcome, lost.get(test_id))
+    if hostile.message:
+        assert all(hostile.message in m for m in lost.values()), lost
+    if hostile.max_score is not None:
+        assert report["score"] <= hostile.max_score, report["score"]
+    assert hostile.flags <= {f["code"] for f in report["flags"]}, report["flags"]
+    assert report["isolation"]["mode"] == "worker" and report["isolation"]["protections"]
+    assert not chunk["kit_changed"], "a hostile submission of this chunk changed the kit's files"
+    assert not chunk["processes"], chunk["processes"]
+    assert not chunk["files"], chunk["files"]
+    solo = _honest_solo(hostile.lab, base / f"honest-{hostile.lab}")
+    assert chunk["honest"] == solo, "an honest submission graded after the chunk's hostile ones was affected"

@@ -1,0 +1,123 @@
+"""The wall's parts on their own: the codec, the proxies, the static scan, the sandbox's limits."""
+
+import math
+
+import numpy as np
+import pytest
+
+from grader.scan import scan_source
+from grader.wall import codec
+from grader.wall.proxy import RemoteObject, remote_type_name
+from grader.wall.sandbox import Limits
+
+
+def roundtrip(value, handle=lambda x: {"H": 7, "t": type(x).__name__}):
+    encoder = codec.Encoder(handle)
+    frame = codec.encode_message({"op": "reply"}, encoder, ok=value)
+    message, buffers = codec.unpack(frame)
+    return codec.Decoder(buffers, lambda hid, t: ("handle", hid, t)).value(message["ok"])
+
+
+def test_values_cross_exactly():
+    value = (1, 2.5, -0.0, math.inf, "s", None, True, [np.float64(0.1), np.int64(3)], {"k": np.bool_(True)})
+    back = roundtrip(value)
+    assert back == value
+    assert type(back[7][0]) is np.float64 and type(back[7][1]) is np.int64 and type(back[8]["k"]) is np.bool_
+    assert math.isnan(roundtrip(math.nan))
+
+
+def test_arrays_cross_as_private_exact_copies():
+    for array in (np.arange(12.0).reshape(3, 4) / 7, np.arange(5), np.array([True, False]), np.zeros((0, 3))):
+        back = roundtrip(array)
+        assert type(back) is np.ndarray and back.dtype == array.dtype and back.shape == array.shape
+        assert back.tobytes() == array.tobytes() and back.flags.writeable
+
+
+def test_objects_that_are_not_data_stay_behind_handles():
+    class Lying(float):
+        def __eq__(self, other):
+            return True
+
+    assert roundtrip(Lying(1.0)) == ("handle", 7, "Lying")
+    assert roundtrip(np.array([1.0]).view(type("Sub", (np.ndarray,), {})))[0] == "handle"
+    assert roundtrip(np.array([object()], dtype=object))[0] == "handle"
+
+
+@pytest.mark.parametrize(
+    "header",
+    [
+        {"ok": {"A": 0, "s": [2], "d": "|O"}, "bl": [16]},  # object arrays are never decoded
+        {"ok": {"A": 0, "s": [3], "d": "<f8"}, "bl": [16]},  # the size does not match the buffer
+        {"ok": {"A": 5, "s": [1], "d": "<f8"}, "bl": [8]},  # no such buffer
+        {"ok": {"Z": 1}},  # an unknown tag
+        {"ok": {"H": "7"}},  # a handle must be a number
+    ],
+)
+def test_malformed_values_are_rejected(header):
+    frame = _raw(dict(header))
+    message, buffers = codec.unpack(frame)
+    with pytest.raises(codec.ProtocolError):
+        codec.Decoder(buffers, lambda *a: None).value(message["ok"])
+
+
+def _raw(header):
+    """A frame built by hand, as a hostile worker could send it."""
+    lengths = header.pop("bl", [])
+    header = dict(header, bl=lengths) if lengths else header
+    body = codec.json_dumps(header)
+    buffers = b"".join(b"\0" * n for n in lengths)
+    return codec.HEADER.pack(len(body), len(buffers)) + body + buffers
+
+
+def test_a_frame_that_is_not_json_is_rejected():
+    with pytest.raises(codec.ProtocolError):
+        codec.unpack(codec.HEADER.pack(4, 0) + b"\x80abc")
+
+
+def test_proxy_equality_is_identity_and_never_asks_the_worker():
+    class Channel:
+        public_count = 0
+
+        def release(self, hid):
+            pass
+
+    a, b = RemoteObject(Channel(), 9, "Tensor"), RemoteObject(Channel(), 9, "Tensor")
+    assert a == a and a != b and len({a, a}) == 1
+    assert remote_type_name(a).startswith("Tensor")
+
+
+def test_limits_from_lab_metadata():
+    limits = Limits.from_lab({"test_seconds": 4.0, "memory_mb": 256.0, "run_seconds": 30})
+    assert limits.test_seconds == 4.0 and limits.cpu_seconds == 4 and limits.memory_mb == 256
+    assert isinstance(limits.memory_mb, int) and isinstance(limits.cpu_seconds, int)
+
+
+SCAN_CASES = {
+    "import os\n": "disallowed-import",
+    "from importlib import import_module\n": "disallowed-import",
+    "eval('1')\n": "dynamic-code",
+    "__import__('os')\n": "dynamic-code",
+    "open('/etc/passwd')\n": "file-access",
+    "x = input()\n": "interactive",
+    "exit(0)\n": "exit",
+    "().__class__.__base__.__subclasses__()\n": "introspection",
+    "def f(): pass\nf.__globals__\n": "introspection",
+    "import numpy as np\nnp.allclose = lambda *a, **k: True\n": "monkeypatch",
+    "import numpy as np\nsetattr(np, 'allclose', None)\n": "monkeypatch",
+    "import numpy as np\nnp.lib.os.environ\n": "environment",
+    "x = 'GITHUB_OUTPUT'\n": "suspicious-string",
+}
+
+
+@pytest.mark.parametrize("source", list(SCAN_CASES))
+def test_scan_flags_each_trick(source):
+    codes = {f.code for f in scan_source(source, ["math", "numpy"])}
+    assert SCAN_CASES[source] in codes, codes
+
+
+def test_scan_passes_honest_code_and_unparsable_files():
+    honest = (
+        "import math\nimport numpy as np\n\nclass Value:\n    def __init__(self, d):\n        self.data = float(d)\n"
+    )
+    assert scan_source(honest, ["math", "numpy"]) == []
+    assert scan_source("def broken(:\n", ["math"]) == []
