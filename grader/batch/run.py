@@ -1,0 +1,115 @@
+"""Grade a class: every submission behind the wall, in parallel, each result saved as soon as known.
+
+``--jobs`` pytest sessions run side by side; each takes the next few submissions from a
+shared queue (grader.runner.run_many grades them in one session, so pytest and the lab's
+tests load once per chunk), and writes every student's report and record the moment the
+session streams that student's last verdict. A killed batch therefore loses only the
+students being graded; ``--resume`` skips every student whose record matches the same
+submission hash, kit version and tests (outputs.Outputs.is_current).
+"""
+
+from __future__ import annotations
+
+import math
+import queue
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from .. import grade, runner
+from ..labs import Lab
+from ..seam import Implementation
+from . import outputs
+from .inputs import Entry
+
+MAX_CHUNK = 12  # long enough to pay pytest's start once per many students, short enough to balance the jobs
+
+
+@dataclass(frozen=True)
+class Shard:
+    index: int  # 1-based, like a job array's task number
+    count: int
+
+    @classmethod
+    def parse(cls, text: str) -> Shard:
+        index, _, count = text.partition("/")
+        shard = cls(int(index), int(count))
+        if not 1 <= shard.index <= shard.count:
+            raise ValueError(f"shard {text}: want I/N with 1 <= I <= N")
+        return shard
+
+    def select(self, entries: list[Entry]) -> list[Entry]:
+        """A deterministic 1/N of the students: every N-th in id order, so shards are balanced."""
+        ordered = sorted(entries, key=lambda e: e.student)
+        return ordered[self.index - 1 :: self.count]
+
+
+def _chunk_size(left: int, jobs: int) -> int:
+    return max(1, min(MAX_CHUNK, math.ceil(left / (2 * jobs))))
+
+
+def grade_entries(
+    lab: Lab,
+    entries: list[Entry],
+    out: outputs.Outputs,
+    *,
+    jobs: int,
+    on_done: Callable[[Entry, dict], None],
+) -> None:
+    """Grade every ``ok`` entry behind the wall with ``jobs`` sessions; record each one as it finishes."""
+    todo: queue.SimpleQueue[Entry] = queue.SimpleQueue()
+    for entry in entries:
+        todo.put(entry)
+    left = [len(entries)]
+    lock = threading.Lock()
+    failures: list[BaseException] = []
+
+    def take() -> list[Entry]:
+        with lock:
+            size = _chunk_size(left[0], jobs)
+            chunk = []
+            while len(chunk) < size and not todo.empty():
+                chunk.append(todo.get())
+            left[0] -= len(chunk)
+            return chunk
+
+    def work() -> None:
+        try:
+            while chunk := take():
+                impls = [Implementation("submission", e.path) for e in chunk]
+                started = [time.perf_counter()]
+
+                def finished(index: int, run: runner.Run, chunk=chunk, impls=impls, started=started) -> None:
+                    now = time.perf_counter()
+                    document = grade.report_for(lab, impls[index], run, now - started[0])
+                    started[0] = now
+                    record = out.save_graded(chunk[index], document)
+                    with lock:
+                        on_done(chunk[index], record)
+
+                try:
+                    runner.run_many(lab, impls, isolation="worker", on_result=finished)
+                except runner.GradingError as exc:  # the kit failed, not these students: say so, go on
+                    for entry in chunk:
+                        if not out.is_current(entry):
+                            with lock:
+                                on_done(entry, out.save_status(entry, "error", f"the grader failed: {exc}"[:500]))
+        except BaseException as exc:  # noqa: BLE001 - handed to the main thread, which re-raises it
+            failures.append(exc)
+
+    threads = [threading.Thread(target=work, name=f"labkit-batch-{i}", daemon=True) for i in range(jobs)]
+    for thread in threads:
+        thread.start()
+    try:
+        for thread in threads:
+            while thread.is_alive():
+                thread.join(0.2)  # a short join keeps the main thread responsive to Ctrl-C
+    except BaseException:
+        with lock:
+            while not todo.empty():  # no new chunks; then stop the sessions running now
+                todo.get()
+        runner.stop_all()
+        raise
+    if failures:
+        raise failures[0]

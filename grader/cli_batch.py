@@ -1,0 +1,127 @@
+"""``grader batch`` and ``grader merge``: the instructor's way in (see grader.batch)."""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+import click
+
+from . import batch
+from .cli import UsageProblem, _lab, _with_limits
+
+
+class _Progress:
+    """A progress bar on a terminal (done/total, rate, time left); one line per student elsewhere (CI logs)."""
+
+    def __init__(self):
+        self.bar = None
+        self.done = 0
+        self.started = time.monotonic()
+        self.interactive = sys.stderr.isatty()
+
+    def start(self, total: int) -> None:
+        self.total = total
+        if self.interactive:
+            self.bar = click.progressbar(
+                length=total, label="grading", show_pos=True, show_eta=True, file=sys.stderr, item_show_func=self._rate
+            )
+            self.bar.__enter__()
+
+    def _rate(self, _item) -> str:
+        elapsed = time.monotonic() - self.started
+        return f"{self.done / elapsed:.2f}/s" if elapsed > 0 and self.done else ""
+
+    def update(self, entry: batch.inputs.Entry, record: dict) -> None:
+        self.done += 1
+        if self.bar is not None:
+            self.bar.update(1, entry)
+        else:
+            score = f"{record['score']:g}/{record['max_score']:g}" if record["status"] == "graded" else record["status"]
+            click.echo(f"[{self.done}/{self.total}] {entry.student}: {score}", err=True)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.__exit__(None, None, None)
+            self.bar = None
+
+
+def _final_screen(result: batch.BatchResult, out: Path, elapsed: float) -> str:
+    summary = result.summary
+    dist = summary["distribution"]
+    statuses = ", ".join(f"{n} {s}" for s, n in summary["statuses"].items()) or "no students"
+    lines = [
+        f"{summary['lab']}: {result.students} students ({statuses}) in {elapsed:.1f} s; "
+        f"graded now {result.graded_now}, up to date {result.skipped}",
+    ]
+    if dist["count"]:
+        lines.append(
+            f"scores: mean {dist['mean_percent']:g}%, median {dist['median_percent']:g}%, "
+            f"min {dist['min_percent']:g}%, max {dist['max_percent']:g}%"
+        )
+    hardest = [t for t in summary["tests"] if t["failures"]][:5]
+    if hardest:
+        lines.append("most failed: " + ", ".join(f"{t['id']} ({t['pass_rate']:.0%} pass)" for t in hardest))
+    if summary["flagged"]:
+        lines.append(f"flagged for review: {', '.join(r['student'] for r in summary['flagged'])}")
+    lines.append(f"gradebook: {out / 'grades.csv'}   summary: {out / 'summary.md'}   reports: {out / 'reports'}/")
+    return "\n".join(lines)
+
+
+@click.command("batch")
+@click.argument("submissions", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--lab", "lab_name", required=True, help="Lab id, e.g. ch06.")
+@click.option(
+    "--out", "out_dir", required=True, type=click.Path(file_okay=False, path_type=Path), help="Output folder."
+)
+@click.option("--jobs", type=click.IntRange(min=1), default=None, help="Parallel graders [default: the CPU count].")
+@click.option("--resume", is_flag=True, help="Continue a batch in --out: grade only what is missing or changed.")
+@click.option("--shard", default=None, metavar="I/N", help="Grade only the I-th of N deterministic shards (1-based).")
+@click.option("--limit", "limits", multiple=True, metavar="NAME=VALUE", help="Override one of the lab's [limits].")
+def batch_command(submissions, lab_name, out_dir, jobs, resume, shard, limits):
+    """Grade a whole class behind the wall: folders of .py files or of forks, or .zip files of either.
+
+    Writes OUT/grades.csv, OUT/reports/<student>.json, OUT/summary.json and OUT/summary.md.
+    Exit status 0 when every student was recorded (whatever their scores), 2 on a usage or
+    infrastructure error, 130 when interrupted (continue with --resume).
+    """
+    lab = _with_limits(_lab(lab_name), limits)
+    try:
+        chosen = batch.Shard.parse(shard) if shard else None
+    except ValueError as exc:
+        raise UsageProblem(str(exc) if "shard" in str(exc) else f"--shard takes I/N, got {shard!r}") from None
+    progress = _Progress()
+    started = time.monotonic()
+    try:
+        result = batch.run_batch(
+            lab, list(submissions), out_dir, jobs=jobs, resume=resume, shard=chosen,
+            on_start=progress.start, on_done=progress.update,
+        )  # fmt: skip
+    except (batch.InputError, batch.OutputError) as exc:
+        raise UsageProblem(str(exc)) from None
+    except KeyboardInterrupt:
+        progress.close()  # before the message, so the bar does not overwrite it
+        click.echo(
+            f"\ninterrupted: the students graded so far are saved in {out_dir}; continue with --resume", err=True
+        )
+        sys.exit(130)
+    finally:
+        progress.close()
+    click.echo(_final_screen(result, out_dir, time.monotonic() - started))
+
+
+@click.command("merge")
+@click.argument("shard_dirs", nargs=-1, required=True, type=click.Path(file_okay=False, exists=True, path_type=Path))
+@click.option("--lab", "lab_name", required=True, help="Lab id, e.g. ch06.")
+@click.option(
+    "--out", "out_dir", required=True, type=click.Path(file_okay=False, path_type=Path), help="Output folder."
+)
+def merge_command(shard_dirs, lab_name, out_dir):
+    """Combine the output folders of `grader batch --shard` runs into one gradebook and summary."""
+    lab = _lab(lab_name)
+    try:
+        summary = batch.merge(lab, list(shard_dirs), out_dir)
+    except batch.OutputError as exc:
+        raise UsageProblem(str(exc)) from None
+    click.echo(f"{summary['lab']}: merged {summary['students']} students from {len(shard_dirs)} folders into {out_dir}")

@@ -1,0 +1,226 @@
+"""Instructor batch grading end to end: a small synthetic class through `grader batch`.
+
+The class: a correct file, the pristine starter, a realistic bug, a file that does not
+parse, a hostile file that crashes its worker, and students with nothing gradable.
+It is graded once in full (module fixture); each test reads that run, except resume
+and shard/merge, which grade again.
+"""
+
+import csv
+import io
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from grader import labs
+from grader.cli import main
+from tests import grading
+from tests.mutation import apply, catalogue, reference_source
+from tests.redteam import leftover_processes
+
+# make test gives a whole module to one xdist worker (--dist loadscope): the class is graded once
+
+LAB = "ch06"
+HOSTILE = """
+class Value:
+    def __init__(self, data):  # reads unmapped memory: the worker dies of SIGSEGV
+        np.lib.stride_tricks.as_strided(np.zeros(1), shape=(10,), strides=(1 << 40,)).sum()
+"""
+
+
+def _class(root: Path) -> Path:
+    root.mkdir(parents=True)
+    (root / "alice.py").write_text(reference_source(LAB))
+    (root / "bob.py").write_text(labs.get(LAB).starter.read_text())
+    bug = catalogue(LAB)[0]
+    (root / "carol.py").write_text(apply(reference_source(LAB), bug))
+    (root / "dave.py").write_text("def broken(:\n")
+    (root / "erin.py").write_text(reference_source(LAB) + HOSTILE)
+    (root / "ivan.py").write_text(reference_source(LAB) + "\nimport os  # not on the lab's allow-list\n")
+    (root / "frank").mkdir()  # missing
+    (root / "gina.py").write_text("")  # invalid
+    (root / "hal").mkdir()
+    (root / "hal" / "a.py").write_text("x = 1\n")
+    (root / "hal" / "b.py").write_text("y = 2\n")  # ambiguous
+    return root
+
+
+GRADED = ("alice", "bob", "carol", "dave", "erin", "ivan")
+
+
+def _batch(*args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(main, ["batch", *args])
+    return result.exit_code, result.output
+
+
+@pytest.fixture(scope="module")
+def graded_class(tmp_path_factory):
+    root = _class(tmp_path_factory.mktemp("batch") / "class")
+    out = root.parent / "out"
+    status, output = _batch(str(root), "--lab", LAB, "--out", str(out), "--jobs", "2")
+    assert status == 0, output
+    return root, out, output
+
+
+def _rows(out: Path) -> dict[str, dict]:
+    return {r["student"]: r for r in csv.DictReader(io.StringIO((out / "grades.csv").read_text()))}
+
+
+def test_every_student_gets_a_row_with_the_right_status(graded_class):
+    _, out, output = graded_class
+    rows = _rows(out)
+    assert list(rows) == sorted(rows)  # a stable order
+    assert {s: r["status"] for s, r in rows.items()} == {
+        **dict.fromkeys(GRADED, "graded"),
+        "frank": "missing",
+        "gina": "invalid",
+        "hal": "ambiguous",
+    }
+    assert rows["alice"]["score"] == "100" and rows["alice"]["percent"] == "100"
+    assert rows["bob"]["score"] == "0" and rows["dave"]["score"] == "0"
+    assert 0 < float(rows["carol"]["score"]) < 100
+    assert rows["hal"]["reason"].startswith("2 candidate files")
+    assert all(r["max_score"] == "100" for r in rows.values())
+    assert rows["ivan"]["flags"] == "disallowed-import"
+    assert "9 students" in output and "gradebook:" in output
+
+
+def test_each_students_batch_result_equals_their_solo_result(graded_class):
+    root, out, _ = graded_class
+    for student in ("carol", "erin"):  # a bug, and a crash (the others are cheaper cases of the same path)
+        batch_report = json.loads((out / "reports" / f"{student}.json").read_text())
+        solo = grading.grade(LAB, root / f"{student}.py", "worker")
+        assert batch_report["score"] == solo["score"], student
+        assert [(t["id"], t["outcome"]) for t in batch_report["tests"]] == [
+            (t["id"], t["outcome"]) for t in solo["tests"]
+        ], student
+        assert batch_report["implementation"]["sha256"] == solo["implementation"]["sha256"]
+        assert batch_report["isolation"]["mode"] == "worker"
+
+
+def test_the_hostile_student_costs_only_its_own_points(graded_class):
+    _, out, _ = graded_class
+    erin = json.loads((out / "reports" / "erin.json").read_text())
+    crashed = [t for t in erin["tests"] if t["outcome"] == "crashed"]
+    assert crashed and erin["score"] < 100
+    assert any(t["outcome"] == "passed" for t in erin["tests"])  # its honest Tensor is still graded
+    assert "crashed" in crashed[0]["message"]
+
+
+def test_the_summary_shows_what_the_class_missed(graded_class):
+    _, out, _ = graded_class
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["statuses"] == {"ambiguous": 1, "graded": 6, "invalid": 1, "missing": 1}
+    dist = summary["distribution"]
+    assert dist["count"] == 6 and dist["max_percent"] == 100 and dist["min_percent"] == 0
+    assert sum(b["count"] for b in dist["histogram"]) == 6
+    by_id = {t["id"]: t for t in summary["tests"]}
+    bug = catalogue(LAB)[0]
+    for test_id in bug.caught_by:  # alice passes it, bob, carol, dave, ivan do not
+        assert by_id[test_id]["pass_rate"] <= 2 / 6
+    starter_message = next(t for t in summary["tests"] if t["failures"])["common_failures"][0]["message"]
+    assert "bob.py" not in starter_message  # the student's file name is not part of the grouped message
+    tasks = {t["id"]: t for t in summary["tasks"]}
+    assert set(tasks) == {t.id for t in labs.get(LAB).tasks}
+    assert [r["student"] for r in summary["not_graded"]] == ["frank", "gina", "hal"]
+    assert [r["student"] for r in summary["flagged"]] == ["ivan"]
+    markdown = (out / "summary.md").read_text()
+    assert "## Tasks" in markdown and "## Not graded" in markdown and "ivan" in markdown
+
+
+def test_an_existing_batch_folder_needs_resume(graded_class, tmp_path):
+    root, out, _ = graded_class
+    status, output = _batch(str(root), "--lab", LAB, "--out", str(out))
+    assert status == 2 and "--resume" in output
+    status, output = _batch(str(root), "--lab", "lesson1_3", "--out", str(out), "--resume")
+    assert status == 2 and "holds a batch of lab ch06" in output
+    status, output = _batch(str(tmp_path / "nowhere"), "--lab", LAB, "--out", str(tmp_path / "o"))
+    assert status == 2 and "no such file or folder" in output
+    status, output = _batch(str(root), "--lab", LAB, "--out", str(tmp_path / "o"), "--shard", "3/2")
+    assert status == 2 and "shard" in output
+
+
+def _processes_under(pid: int) -> set[int]:
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                ppid = int(Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            children.setdefault(ppid, []).append(int(entry))
+    found, todo = set(), [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.add(child)
+            todo.append(child)
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def test_a_killed_batch_resumes_without_regrading_what_was_done(tmp_path):
+    root = tmp_path / "class"
+    root.mkdir()
+    for name in ("s1", "s2", "s3", "s4"):
+        (root / f"{name}.py").write_text(reference_source(LAB))
+    out = tmp_path / "out"
+    command = [sys.executable, "-m", "grader", "batch", str(root), "--lab", LAB, "--out", str(out), "--jobs", "1"]
+    proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 120
+    while not list((out / "records").glob("*.json")) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    tree = _processes_under(proc.pid)
+    proc.send_signal(signal.SIGKILL)  # no chance to clean up: a reboot, a lost runner
+    proc.wait()
+    done = {p.name: p.stat().st_mtime_ns for p in (out / "records").glob("*.json")}
+    assert 1 <= len(done) < 4
+    time.sleep(1)
+    assert not [p for p in tree if _alive(p)], "the killed batch left processes running"
+    assert not leftover_processes()
+
+    status, output = _batch(str(root), "--lab", LAB, "--out", str(out), "--resume", "--jobs", "1")
+    assert status == 0, output
+    assert f"graded now {4 - len(done)}, up to date {len(done)}" in output
+    for name, mtime in done.items():
+        assert (out / "records" / name).stat().st_mtime_ns == mtime  # not graded again
+    assert {r["score"] for r in _rows(out).values()} == {"100"}
+
+    (root / "s1.py").write_text(labs.get(LAB).starter.read_text())  # a changed submission is graded again
+    status, output = _batch(str(root), "--lab", LAB, "--out", str(out), "--resume", "--jobs", "1")
+    assert "graded now 1, up to date 3" in output and _rows(out)["s1"]["score"] == "0"
+
+
+def test_shards_merge_into_the_single_runs_gradebook(graded_class, tmp_path):
+    root, out, _ = graded_class
+    parts = []
+    for index in (1, 2):
+        part = tmp_path / f"shard{index}"
+        status, output = _batch(str(root), "--lab", LAB, "--out", str(part), "--shard", f"{index}/2", "--jobs", "1")
+        assert status == 0, output
+        parts.append(part)
+    assert not set(_rows(parts[0])) & set(_rows(parts[1]))
+    merged = tmp_path / "merged"
+    result = CliRunner().invoke(main, ["merge", *map(str, parts), "--lab", LAB, "--out", str(merged)])
+    assert result.exit_code == 0, result.output
+    assert (merged / "grades.csv").read_text() == (out / "grades.csv").read_text()
+    single = json.loads((out / "summary.json").read_text())
+    combined = json.loads((merged / "summary.json").read_text())
+    assert combined == single
+    assert sorted(p.name for p in (merged / "reports").iterdir()) == sorted(p.name for p in (out / "reports").iterdir())
+    again = CliRunner().invoke(
+        main, ["merge", str(parts[0]), str(parts[0]), "--lab", LAB, "--out", str(tmp_path / "m2")]
+    )
+    assert again.exit_code == 2 and "in both" in again.output

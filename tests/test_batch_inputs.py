@@ -1,0 +1,199 @@
+"""Finding each student's submission in every input layout, and the status of every bad input.
+
+No grading here: these check grader.batch.inputs.discover alone.
+"""
+
+import hashlib
+import os
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from grader.batch import Shard
+from grader.batch.inputs import MAX_SUBMISSION_BYTES, InputError, discover, safe_name
+
+GOOD = "def f():\n    return 1\n"
+
+
+def _tree_digest(root: Path) -> dict[str, str]:
+    """Every path under root with its content hash (or link target): to prove the inputs were not modified."""
+    found = {}
+    for path in sorted(root.rglob("*")):
+        rel = str(path.relative_to(root))
+        if path.is_symlink():
+            found[rel] = "link:" + os.readlink(path)
+        elif path.is_file():
+            found[rel] = hashlib.sha256(path.read_bytes()).hexdigest()
+        else:
+            found[rel] = "dir"
+    return found
+
+
+def _write(path: Path, text: str = GOOD) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+def _by_student(entries):
+    return {e.student: e for e in entries}
+
+
+def _zip(folder: Path, archive: Path, prefix: str = "") -> Path:
+    with zipfile.ZipFile(archive, "w") as zf:
+        for path in sorted(folder.rglob("*")):
+            if not path.is_symlink():  # folders too: an empty student folder is a student
+                zf.write(path, prefix + str(path.relative_to(folder)))
+    return archive
+
+
+@pytest.fixture
+def files_class(tmp_path):
+    root = tmp_path / "class"
+    _write(root / "alice.py")
+    _write(root / "bob.py", "x = 2\n")
+    _write(root / "notes.txt", "not a submission")
+    return root
+
+
+@pytest.fixture
+def forks_class(tmp_path):
+    root = tmp_path / "forks"
+    _write(root / "alice" / "labs" / "ch06" / "starter.py")
+    _write(root / "alice" / "labs" / "lesson1_3" / "starter.py", "other lab\n")
+    _write(root / "alice" / "grader" / "cli.py", "kit file\n")
+    _write(root / "alice" / "labs" / "ch06" / "test_lab.py", "kit file\n")
+    _write(root / "bob" / "homework" / "autograd.py")  # a single .py anywhere inside
+    _write(root / "bob" / ".git" / "hooks" / "x.py", "vcs file\n")
+    _write(root / "carol" / "labs" / "lesson1_3" / "starter.py")  # a fork without this lab's file
+    (root / "dave").mkdir()  # nothing at all
+    _write(root / "erin" / "a.py")
+    _write(root / "erin" / "b" / "c.py")  # two candidates
+    return root
+
+
+def test_a_folder_of_files_gives_one_student_per_py_file(files_class, tmp_path):
+    before = _tree_digest(files_class)
+    entries = discover([files_class], "ch06", tmp_path / "scratch")
+    assert [(e.student, e.status) for e in entries] == [("alice", "ok"), ("bob", "ok")]
+    bob = _by_student(entries)["bob"]
+    assert bob.path.read_text() == "x = 2\n" and bob.path.is_relative_to(tmp_path / "scratch")
+    assert bob.sha256 == hashlib.sha256(b"x = 2\n").hexdigest()
+    assert bob.source == "bob.py"
+    assert _tree_digest(files_class) == before
+
+
+def test_a_folder_of_forks_takes_the_labs_starter_or_the_single_py_file(forks_class, tmp_path):
+    before = _tree_digest(forks_class)
+    found = _by_student(discover([forks_class], "ch06", tmp_path / "scratch"))
+    assert found["alice"].status == "ok" and found["alice"].source == "alice/labs/ch06/starter.py"
+    assert found["alice"].path.name == "starter.py"
+    assert found["bob"].status == "ok" and found["bob"].source == "bob/homework/autograd.py"
+    assert found["carol"].status == "missing" and "labs/ch06/starter.py" in found["carol"].reason
+    assert found["dave"].status == "missing" and "no .py file" in found["dave"].reason
+    assert found["erin"].status == "ambiguous" and "a.py" in found["erin"].reason and "b/c.py" in found["erin"].reason
+    assert _tree_digest(forks_class) == before
+
+
+def test_the_same_lab_picks_its_own_starter_in_a_fork(forks_class, tmp_path):
+    found = _by_student(discover([forks_class], "lesson1_3", tmp_path / "scratch"))
+    assert found["alice"].path.read_text() == "other lab\n"
+    assert found["carol"].status == "ok"
+
+
+@pytest.mark.parametrize("wrapped", [False, True], ids=["flat", "in-one-top-folder"])
+def test_a_zip_of_either_layout_reads_like_the_folder(files_class, forks_class, tmp_path, wrapped):
+    prefix = "submissions/" if wrapped else ""
+    for folder in (files_class, forks_class):
+        archive = _zip(folder, tmp_path / f"{folder.name}.zip", prefix)
+        from_zip = discover([archive], "ch06", tmp_path / f"scratch-zip-{folder.name}")
+        from_folder = discover([folder], "ch06", tmp_path / f"scratch-dir-{folder.name}")
+        assert [(e.student, e.status, e.sha256) for e in from_zip] == [
+            (e.student, e.status, e.sha256) for e in from_folder
+        ]
+
+
+def test_bad_files_are_invalid_with_the_reason(tmp_path):
+    root = tmp_path / "class"
+    _write(root / "empty.py", "")
+    (root / "binary.py").write_bytes(b"\x7fELF\x00\x01")
+    (root / "latin.py").write_bytes("x = 'caf\xe9'\n".encode("latin-1"))
+    _write(root / "huge.py", "#" * (MAX_SUBMISSION_BYTES + 1))
+    target = _write(tmp_path / "elsewhere.py")
+    (root / "linked.py").symlink_to(target)
+    _write(root / "fork" / "labs" / "ch06" / "starter.py", "")
+    found = _by_student(discover([root], "ch06", tmp_path / "scratch"))
+    reasons = {name: (e.status, e.reason) for name, e in found.items()}
+    assert reasons["empty"] == ("invalid", "empty.py is empty")
+    assert reasons["binary"] == ("invalid", "binary.py is a binary file, not Python source")
+    assert reasons["latin"] == ("invalid", "latin.py is not UTF-8 text")
+    assert reasons["huge"][0] == "invalid" and "over the limit" in reasons["huge"][1]
+    assert reasons["linked"][0] == "invalid" and "symbolic link" in reasons["linked"][1]
+    assert reasons["fork"] == ("invalid", "fork/labs/ch06/starter.py is empty")
+
+
+def test_a_symlinked_starter_in_a_fork_is_not_followed(tmp_path):
+    root = tmp_path / "forks"
+    starter = root / "mallory" / "labs" / "ch06" / "starter.py"
+    starter.parent.mkdir(parents=True)
+    starter.symlink_to("/etc/passwd")
+    found = _by_student(discover([root], "ch06", tmp_path / "scratch"))
+    assert found["mallory"].status == "invalid" and "symbolic link" in found["mallory"].reason
+
+
+def test_one_student_in_two_inputs_is_ambiguous(tmp_path):
+    first = _write(tmp_path / "a" / "alice.py")
+    _write(tmp_path / "b" / "alice.py", "y = 1\n")
+    found = _by_student(discover([first.parent, tmp_path / "b"], "ch06", tmp_path / "scratch"))
+    assert found["alice"].status == "ambiguous" and "2 submissions" in found["alice"].reason
+
+
+def test_single_files_and_mixed_inputs(tmp_path, files_class):
+    extra = _write(tmp_path / "zed.py")
+    found = discover([files_class, extra], "ch06", tmp_path / "scratch")
+    assert [e.student for e in found] == ["alice", "bob", "zed"]
+
+
+def test_inputs_that_cannot_be_read_are_usage_errors(tmp_path):
+    with pytest.raises(InputError, match="no such file or folder"):
+        discover([tmp_path / "nope"], "ch06", tmp_path / "scratch")
+    bad_zip = tmp_path / "class.zip"
+    bad_zip.write_bytes(b"PK not really a zip")
+    with pytest.raises(InputError, match="not a readable zip"):
+        discover([bad_zip], "ch06", tmp_path / "scratch2")
+    other = _write(tmp_path / "grades.csv", "a,b\n")
+    with pytest.raises(InputError, match="give folders, .zip files or .py files"):
+        discover([other], "ch06", tmp_path / "scratch3")
+
+
+def test_a_zip_cannot_write_outside_its_folder(tmp_path):
+    archive = tmp_path / "evil.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        zf.writestr("../../escaped.py", GOOD)
+    with pytest.raises(InputError, match="outside the archive"):
+        discover([archive], "ch06", tmp_path / "scratch")
+    assert not (tmp_path / "escaped.py").exists()
+
+
+def test_student_ids_become_distinct_safe_file_names():
+    assert safe_name("alice") == "alice"
+    odd = ["Alice Smith_123_assignsubmission_file_", "../etc", "a b", "a_b", "=cmd()"]
+    names = [safe_name(s) for s in odd]
+    assert len(set(names)) == len(names)
+    assert all("/" not in n and not n.startswith(".") for n in names)
+
+
+def test_shards_partition_the_class_deterministically(tmp_path):
+    root = tmp_path / "class"
+    for i in range(10):
+        _write(root / f"s{i:02}.py")
+    entries = discover([root], "ch06", tmp_path / "scratch")
+    shards = [Shard.parse(f"{i}/3").select(entries) for i in (1, 2, 3)]
+    students = [e.student for shard in shards for e in shard]
+    assert sorted(students) == [e.student for e in entries]  # each exactly once
+    assert [len(s) for s in shards] == [4, 3, 3]
+    assert [e.student for e in Shard.parse("2/3").select(list(reversed(entries)))] == [e.student for e in shards[1]]
+    for bad in ("0/3", "4/3", "x/3", "3"):
+        with pytest.raises(ValueError):
+            Shard.parse(bad)
