@@ -10,17 +10,21 @@ READY := $(VENV)/.labkit-installed
 
 LAB ?= $(if $(CH),ch$(CH),)
 IMPL ?= mine
-# IMPL is mine, ref, or the path of a submission file.
-IMPL_ARGS = $(if $(filter mine ref,$(IMPL)),--impl $(IMPL),--submission $(IMPL))
+# IMPL is mine, ref, or the path of a submission file. WALL=1 grades your own code behind the
+# wall (a separate, limited worker), as the instructor's batch and CI do; a submission always is.
+IMPL_ARGS = $(if $(filter mine ref,$(IMPL)),--impl $(IMPL),--submission $(IMPL)) $(if $(WALL),--isolation worker,)
 REPORT = reports/$(LAB)-$(if $(filter mine ref,$(IMPL)),$(IMPL),$(basename $(notdir $(IMPL)))).json
 
 .DEFAULT_GOAL := help
-.PHONY: help setup test lint format starters
+.PHONY: help setup test lint format starters bench batch grade
 
 help:
-	@echo "make lab CH=06 [IMPL=mine|ref|path]   grade a lab (LAB=lesson1_3 for labs without a chapter number)"
+	@echo "make lab CH=06 [IMPL=mine|ref|path] [WALL=1]   grade a lab (LAB=lesson1_3 for labs without a chapter number)"
 	@echo "make test                             run the kit's own tests"
 	@echo "make lint | format | starters         ruff checks, ruff formatting, regenerate starters from references"
+	@echo "make bench                            the benchmark suite (bench/results.json)"
+	@echo "make batch LAB=ch06 SUBMISSIONS=DIR OUT=DIR [JOBS=N] [RESUME=1] [SHARD=I/N]   grade a class"
+	@echo "make grade [CH=06|LAB=id]             grade your starters behind the wall, as CI on your fork does (reports/ci)"
 
 # Create .venv and install the kit into it (again whenever pyproject.toml changes).
 INSTALL = $(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 10) else "labkit needs Python 3.10 or newer")' \
@@ -57,7 +61,7 @@ lab:
 endif
 
 test: $(READY)
-	$(BIN)/python -m pytest -n auto tests
+	$(BIN)/python -m pytest -n auto --dist loadscope tests
 
 lint: $(READY)
 	$(BIN)/ruff check .
@@ -69,3 +73,15 @@ format: $(READY)
 
 starters: $(READY)
 	$(BIN)/grader starter
+
+bench: $(READY)
+	$(BIN)/python -m grader.bench
+
+# A whole class behind the wall (see README, "A whole class").
+batch: $(READY)
+	@test -n "$(LAB)" -a -n "$(SUBMISSIONS)" -a -n "$(OUT)" || { echo "usage: make batch LAB=ch06 SUBMISSIONS='dir or .zip ...' OUT=dir [JOBS=N] [RESUME=1] [SHARD=I/N]" >&2; exit 2; }
+	$(BIN)/grader batch $(SUBMISSIONS) --lab $(LAB) --out $(OUT) $(if $(JOBS),--jobs $(JOBS),) $(if $(RESUME),--resume,) $(if $(SHARD),--shard $(SHARD),)
+
+# Every lab (or LAB's) on your starter.py behind the wall, as the fork's CI workflow runs it.
+grade: $(READY)
+	$(BIN)/grader ci $(if $(LAB),--lab $(LAB),)

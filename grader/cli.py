@@ -6,14 +6,14 @@ infrastructure error (unknown lab, missing file), with a one-line message.
 
 from __future__ import annotations
 
+import dataclasses
 import sys
-import time
 from pathlib import Path
 
 import click
 
-from . import labs, report, runner, starter, table
-from .seam import Implementation
+from . import grade, labs, report, runner, starter, table
+from .seam import NO_REFERENCE, Implementation
 
 
 class UsageProblem(click.ClickException):
@@ -40,7 +40,21 @@ def _implementation(lab: labs.Lab, impl: str, submission: str | None) -> Impleme
         if not path.is_file():
             raise UsageProblem(f"not a file: {submission} (give the path of one .py file)")
         return Implementation.parse(str(path), lab)
+    if impl == "ref" and not lab.reference_dir.is_dir():
+        raise UsageProblem(NO_REFERENCE)
     return Implementation.parse(impl, lab)
+
+
+def _with_limits(lab: labs.Lab, pairs: tuple[str, ...]) -> labs.Lab:
+    """The lab with --limit NAME=VALUE overrides of its [limits] (the run passes them to every process)."""
+    overrides = {}
+    for pair in pairs:
+        name, _, value = pair.partition("=")
+        try:
+            overrides[name.strip()] = float(value)
+        except ValueError:
+            raise UsageProblem(f"--limit takes NAME=NUMBER, got {pair!r}") from None
+    return dataclasses.replace(lab, limits={**lab.limits, **overrides}) if overrides else lab
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -74,26 +88,33 @@ def list_labs():
     help="mine: the lab's starter.py; ref: the reference solution.",
 )
 @click.option("--submission", type=str, default=None, help="Grade this .py file instead (any file with the lab's API).")
+@click.option(
+    "--isolation",
+    type=click.Choice(["in-process", "worker"]),
+    default=None,
+    help="worker: run the code behind the wall (the default for --submission); in-process: in the test process.",
+)
+@click.option(
+    "--limit",
+    "limits",
+    multiple=True,
+    metavar="NAME=VALUE",
+    help="Override one of the lab's [limits] (test_seconds, call_seconds, cpu_seconds, memory_mb, output_kb, ...).",
+)
 @click.option("--json", "json_out", type=click.Path(dir_okay=False), default=None, help="Write the JSON report here.")
 @click.option("--failures-only", is_flag=True, help="List only the tests that lost points.")
-def run(lab_name, impl, submission, json_out, failures_only):
+def run(lab_name, impl, submission, isolation, limits, json_out, failures_only):
     """Run a lab's tests and print a table of what passed, what failed and why."""
-    lab = _lab(lab_name)
+    lab = _with_limits(_lab(lab_name), limits)
     if submission is not None and impl != "mine":
         raise UsageProblem("give either --impl or --submission, not both")
     implementation = _implementation(lab, impl, submission)
-    started = time.perf_counter()
+    if isolation == "worker" and implementation.kind == "ref":
+        raise UsageProblem("the reference is trusted: it is graded in-process (--isolation worker is for student code)")
     try:
-        results = runner.run_tests(lab, implementation)
+        document = grade.grade(lab, implementation, isolation=isolation)
     except runner.GradingError as exc:
         raise UsageProblem(str(exc)) from None
-    document = report.build_report(
-        lab,
-        implementation,
-        results,
-        isolation={"mode": "in-process", "protections": []},
-        duration_s=time.perf_counter() - started,
-    )
     click.echo(table.render(document, color=sys.stdout.isatty(), show_passed=not failures_only))
     if json_out:
         report.write_report(document, Path(json_out))
@@ -106,6 +127,8 @@ def run(lab_name, impl, submission, json_out, failures_only):
 @click.option("--check", is_flag=True, help="Fail if a starter differs from what its reference generates.")
 def make_starter(lab_names, check):
     """Generate each lab's starter.py from its reference (or --check that they agree)."""
+    if not labs.REFERENCE_DIR.is_dir():
+        raise UsageProblem(NO_REFERENCE)
     chosen = [_lab(n) for n in lab_names] or list(labs.discover().values())
     stale = []
     for lab in chosen:
@@ -122,3 +145,16 @@ def make_starter(lab_names, check):
             click.echo(f"wrote {lab.starter.relative_to(labs.KIT_ROOT)}")
     if stale:
         raise click.ClickException(f"starter out of date with its reference: {', '.join(stale)} (run `grader starter`)")
+
+
+# The other commands live in their own modules (each imports only what it needs when run).
+from .cli_batch import batch_command, merge_command  # noqa: E402
+from .cli_ci import ci_command  # noqa: E402
+from .cli_gradescope import gradescope_command, gradescope_run_command  # noqa: E402
+from .cli_integrity import export_student, manifest_command, verify  # noqa: E402
+
+for _command in (
+    batch_command, merge_command, ci_command, verify, manifest_command,
+    export_student, gradescope_command, gradescope_run_command,
+):  # fmt: skip
+    main.add_command(_command)

@@ -1,0 +1,185 @@
+"""Gradescope: an autograder package that grades a lab's submissions behind the wall.
+
+Gradescope (https://gradescope-autograders.readthedocs.io/en/latest/specs/) builds an
+Ubuntu image from an uploaded zip: the zip is unpacked into /autograder/source and its
+``setup.sh`` runs once, as root; then, for every submission, ``run_autograder`` runs with
+the student's upload in /autograder/submission and must leave
+/autograder/results/results.json behind. The package holds the kit's student edition
+(no reference solution: the wall grades a submission against the lab's tests, which the
+edition has), a ``setup.sh`` that installs it into its own virtual environment, and a
+``run_autograder`` that calls ``grader gradescope-run``, which is ``run`` below.
+
+A student always gets a results.json that says what happened: an upload without one
+gradable file scores 0 with what to upload instead, and a failure of the kit itself
+scores 0, says so, and makes the run fail so that Gradescope shows an error.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import stat
+import sys
+import tempfile
+import time
+import traceback
+import zipfile
+from pathlib import Path
+
+from . import atomic, edition, exports, grade, labs
+from .batch import inputs
+from .seam import Implementation
+
+ROOT_ENV = "AUTOGRADER_ROOT"  # /autograder on Gradescope; a temporary tree in the kit's tests
+GRADER_ENV = "LABKIT_GRADER"  # the grader command; default: the package's own virtual environment
+KIT_FOLDER = "labkit"  # where the student edition goes, under /autograder/source
+ZIP_DATE = (1980, 1, 1, 0, 0, 0)  # fixed, so the same kit always gives the same package
+
+SETUP_SH = """\
+#!/usr/bin/env bash
+# Gradescope runs this once, as root, when it builds the autograder image (Ubuntu 22.04 or newer:
+# labkit needs Python 3.10). It installs the kit that came in this zip into its own virtual environment.
+set -euo pipefail
+ROOT="${{{root_env}:-/autograder}}"
+KIT="$ROOT/source/{kit}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update
+apt-get install -y --no-install-recommends python3 python3-venv python3-pip
+python3 -c 'import sys; sys.exit(sys.version_info < (3, 10) and "labkit needs Python 3.10 or newer: use a newer image")'
+python3 -m venv "$KIT/.venv"
+"$KIT/.venv/bin/python" -m pip install --disable-pip-version-check --quiet -e "$KIT"
+# The wall runs a submission's workers as the unprivileged user nobody when nobody can read the
+# interpreter and numpy; let it (the edition holds nothing secret).
+chmod a+x "$ROOT" "$ROOT/source"
+chmod -R a+rX "$KIT"
+"$KIT/.venv/bin/grader" list
+"""
+
+RUN_AUTOGRADER = """\
+#!/usr/bin/env bash
+# Gradescope runs this for every submission: grade /autograder/submission behind the wall and
+# write /autograder/results/results.json. {root_env} and {grader_env} override the paths (tests).
+set -u
+ROOT="${{{root_env}:-/autograder}}"
+GRADER="${{{grader_env}:-$ROOT/source/{kit}/.venv/bin/grader}}"
+RESULTS="$ROOT/results/results.json"
+rm -f "$RESULTS"
+"$GRADER" gradescope-run --lab {lab} --submission-dir "$ROOT/submission" --results "$RESULTS"
+status=$?
+if [ ! -s "$RESULTS" ]; then
+  # The grader did not even start (a broken image): the student still learns that it was not their fault.
+  mkdir -p "$ROOT/results"
+  why="the autograder failed to start (status $status): your submission was not graded; tell your instructor"
+  printf '{{"score": 0, "output": "%s", "tests": []}}\\n' "$why" >"$RESULTS"
+  [ "$status" -ne 0 ] || status=1
+fi
+exit "$status"
+"""
+
+
+def setup_script() -> str:
+    return SETUP_SH.format(root_env=ROOT_ENV, kit=KIT_FOLDER)
+
+
+def run_script(lab: labs.Lab) -> str:
+    return RUN_AUTOGRADER.format(root_env=ROOT_ENV, grader_env=GRADER_ENV, kit=KIT_FOLDER, lab=shlex.quote(lab.id))
+
+
+def _add(zf: zipfile.ZipFile, name: str, data: bytes, mode: int) -> None:
+    info = zipfile.ZipInfo(name, date_time=ZIP_DATE)
+    info.create_system = 3  # Unix: unzip applies the mode below
+    info.external_attr = (stat.S_IFREG | mode) << 16
+    info.compress_type = zipfile.ZIP_DEFLATED
+    zf.writestr(info, data)
+
+
+def build_package(lab: labs.Lab, out_zip: Path) -> list[str]:
+    """Write the autograder zip for ``lab`` to ``out_zip``; return the names it holds.
+
+    setup.sh and run_autograder at the root (executable), the kit's student edition under
+    ``labkit/`` with its files' modes. The zip appears whole or not at all.
+    """
+    out_zip = Path(out_zip)
+    with tempfile.TemporaryDirectory(prefix="labkit-gradescope-") as tmp:
+        kit = Path(tmp) / KIT_FOLDER
+        files = sorted(edition.export_student(labs.KIT_ROOT, kit))
+        out_zip.parent.mkdir(parents=True, exist_ok=True)
+        fd, partial = tempfile.mkstemp(prefix=f".{out_zip.name}.", dir=out_zip.parent)
+        os.close(fd)
+        try:
+            with zipfile.ZipFile(partial, "w") as zf:
+                _add(zf, "setup.sh", setup_script().encode(), 0o755)
+                _add(zf, "run_autograder", run_script(lab).encode(), 0o755)
+                for relpath in files:
+                    mode = 0o755 if (kit / relpath).stat().st_mode & stat.S_IXUSR else 0o644
+                    _add(zf, f"{KIT_FOLDER}/{relpath}", (kit / relpath).read_bytes(), mode)
+                names = zf.namelist()
+            os.replace(partial, out_zip)
+        except BaseException:
+            Path(partial).unlink(missing_ok=True)
+            raise
+    return names
+
+
+def _printable(text: str) -> str:
+    """A file name from an upload, safe to show: control characters as \\x00-style escapes."""
+    return "".join(c if c.isprintable() else f"\\x{ord(c):02x}" for c in text)
+
+
+def _what_to_upload(lab: labs.Lab) -> str:
+    return (
+        f"Upload your labs/{lab.id}/starter.py (or one .py file that defines {', '.join(lab.public)}), "
+        f"or submit your fork of the kit from GitHub: its labs/{lab.id}/starter.py is graded."
+    )
+
+
+NOT_GRADED = {
+    "missing": "No file to grade was found",
+    "ambiguous": "It is not clear which file to grade",
+    "invalid": "The file cannot be graded",
+}
+
+
+def _zero(output: str, started: float) -> dict:
+    return {
+        "score": 0,
+        "execution_time": round(time.perf_counter() - started, 3),
+        "output": output,
+        "output_format": "text",
+        "visibility": "visible",
+        "tests": [],
+    }
+
+
+def run(lab: labs.Lab | str, submission_dir: Path, results_path: Path) -> int:
+    """Grade the one submission in ``submission_dir`` behind the wall; write Gradescope's results.json.
+
+    Returns the exit status: 0 whenever the student got a verdict (a score, or 0 with what to
+    upload), 1 when the kit itself failed (the results.json then says so).
+    """
+    started = time.perf_counter()
+    status = 0
+    try:
+        lab = lab if isinstance(lab, labs.Lab) else labs.get(lab)
+        with tempfile.TemporaryDirectory(prefix="labkit-gradescope-") as scratch:
+            entry = inputs.find_in_folder(Path(submission_dir), lab.id, Path(scratch))
+            if entry.status != "ok":
+                reason = _printable(f"{NOT_GRADED.get(entry.status, 'Not graded')}: {entry.reason}.")
+                results = _zero(f"{reason}\n{_what_to_upload(lab)}\nScore: 0", started)
+                print(f"{lab.id}: not graded ({entry.status}): {_printable(entry.reason)}")
+            else:
+                report = grade.grade(lab, Implementation("submission", entry.path), isolation="worker")
+                results = exports.gradescope_results(report)
+                results["output"] = f"Graded: {_printable(entry.source)}\n{results['output']}"
+                print(f"{lab.id}: graded {_printable(entry.source)}: {results['score']}/{report['max_score']}")
+    except Exception as exc:  # noqa: BLE001 - whatever went wrong, the student gets a results.json
+        traceback.print_exc()  # into Gradescope's stdout capture, for the instructor
+        status = 1
+        results = _zero(
+            f"the autograder failed: {type(exc).__name__}: {exc}\n"
+            "Your submission was not graded; this is not your fault. Tell your instructor.",
+            started,
+        )
+    atomic.write_json(Path(results_path), results)
+    sys.stdout.flush()
+    return status

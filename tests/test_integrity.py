@@ -1,0 +1,270 @@
+"""The manifest of files a student must not change, its verifier, and the student edition.
+
+Verification runs on a copy of the kit's protected files (and starters) in tmp_path, so each
+test can tamper with its own checkout. The edition tests export the kit, install the edition
+in a fresh virtual environment and run its README's commands there.
+"""
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import sysconfig
+import venv
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from grader import cli_integrity, edition, manifest
+from grader.cli import main
+from grader.labs import KIT_ROOT
+from grader.seam import NO_REFERENCE
+
+
+def run_cli(*args):
+    return CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
+
+
+@pytest.fixture
+def checkout(tmp_path):
+    """A copy of the kit's protected files, starters and README, with the manifest of that copy."""
+    root = tmp_path / "checkout"
+    shipped = manifest.build_manifest(KIT_ROOT)
+    extra = [p.relative_to(KIT_ROOT).as_posix() for p in KIT_ROOT.glob("labs/*/starter.py")]
+    for relpath in [*shipped["files"], *extra, "README.md"]:
+        (root / relpath).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(KIT_ROOT / relpath, root / relpath)
+    manifest.write_manifest(root, root / manifest.MANIFEST_RELPATH)
+    return root
+
+
+def verify(root):
+    return manifest.verify(root, manifest.load_manifest(root / manifest.MANIFEST_RELPATH))
+
+
+def write(root, relpath, text="x = 1\n"):
+    (root / relpath).parent.mkdir(parents=True, exist_ok=True)
+    (root / relpath).write_text(text)
+
+
+def append(root, relpath, text="\n# changed\n"):
+    with (root / relpath).open("a") as file:
+        file.write(text)
+
+
+def link_to_a_copy(root, relpath):
+    """Same bytes, but through a symlink whose target could change under the grader."""
+    copy = root / "notes" / "copy"
+    copy.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy2(root / relpath, copy)
+    (root / relpath).unlink()
+    (root / relpath).symlink_to(copy)
+
+
+TAMPERING = {
+    "edited test": (lambda r: append(r, "labs/ch06/test_lab.py"), "changed: labs/ch06/test_lab.py"),
+    "conftest at the root": (lambda r: write(r, "conftest.py"), "added: conftest.py"),
+    "conftest in a lab": (lambda r: write(r, "labs/ch06/conftest.py"), "added: labs/ch06/conftest.py"),
+    "pytest.ini": (lambda r: write(r, "pytest.ini", "[pytest]\n"), "added: pytest.ini"),
+    "tox.ini with a pytest section": (lambda r: write(r, "tox.ini", "[pytest]\naddopts = -p x\n"), "added: tox.ini"),
+    "sitecustomize": (lambda r: write(r, "sitecustomize.py"), "added: sitecustomize.py"),
+    "a .pth": (lambda r: write(r, "notes/evil.pth", "import os\n"), "added: notes/evil.pth"),
+    "numpy.py at the root": (lambda r: write(r, "numpy.py"), "added: numpy.py"),
+    "a numpy package": (lambda r: write(r, "numpy/__init__.py"), "added: numpy/__init__.py"),
+    "a bare numpy.pyc": (lambda r: write(r, "numpy.pyc"), "added: numpy.pyc"),
+    "GNUmakefile": (lambda r: write(r, "GNUmakefile", "lab:\n"), "added: GNUmakefile"),
+    "deleted lab.toml": (lambda r: (r / "labs/ch06/lab.toml").unlink(), "missing: labs/ch06/lab.toml"),
+    "grader file changed": (lambda r: append(r, "grader/runner.py"), "changed: grader/runner.py"),
+    "file added to the grader": (lambda r: write(r, "grader/data.txt"), "added: grader/data.txt"),
+    "module added to a lab": (lambda r: write(r, "labs/ch06/helpers.py"), "added: labs/ch06/helpers.py"),
+    "test replaced by a symlink": (
+        lambda r: link_to_a_copy(r, "labs/ch06/test_lab.py"),
+        "changed: labs/ch06/test_lab.py",
+    ),
+}
+
+
+def test_an_untouched_checkout_is_clean(checkout):
+    result = verify(checkout)
+    assert result.clean and result.findings() == []
+
+
+@pytest.mark.parametrize("kind", list(TAMPERING))
+def test_each_tampering_is_named_exactly(checkout, kind):
+    tamper, finding = TAMPERING[kind]
+    tamper(checkout)
+    assert verify(checkout).findings() == [finding]
+
+
+def test_a_lab_folder_replaced_by_a_symlink_changes_each_protected_file(checkout):
+    shutil.move(checkout / "labs/ch06", checkout / "notes/ch06")
+    (checkout / "labs/ch06").symlink_to(checkout / "notes/ch06")
+    protected = sorted(f for f in manifest.build_manifest(KIT_ROOT)["files"] if f.startswith("labs/ch06/"))
+    assert verify(checkout).findings() == [f"changed: {f}" for f in protected]
+
+
+def test_a_students_own_work_is_not_a_finding(checkout):
+    append(checkout, "labs/ch06/starter.py", "\ndef helper():\n    return 1\n")
+    append(checkout, "README.md")
+    write(checkout, "notes/scratch.py")
+    write(checkout, "labs/ch06/notes.md", "my notes\n")
+    write(checkout, "tox.ini", "[tox]\nenvlist = py311\n")  # no pytest section
+    write(checkout, "reports/ch06-mine.json", "{}\n")
+    write(checkout, "grader/__pycache__/runner.cpython-311.pyc", "")
+    write(checkout, ".venv/lib/site-packages/anything.pth", "")
+    assert verify(checkout).clean
+
+
+def test_the_manifest_does_not_list_itself_or_the_students_files(checkout):
+    files = manifest.load_manifest(checkout / manifest.MANIFEST_RELPATH)["files"]
+    assert manifest.MANIFEST_RELPATH not in files and "labs/ch06/starter.py" not in files
+    assert {"labs/ch06/test_lab.py", "labs/ch06/lab.toml", "labs/ch06/xor_mlp.py", "Makefile", ".ci/run"} <= set(files)
+    assert list(files) == sorted(files)
+
+
+def test_verify_command_exit_statuses_and_json(checkout, tmp_path):
+    clean = run_cli("verify", "--root", checkout)
+    assert clean.exit_code == 0 and clean.output.startswith("verified:"), clean.output
+
+    append(checkout, "labs/ch06/test_lab.py")
+    write(checkout, "conftest.py")
+    out = tmp_path / "verify.json"
+    tampered = run_cli("verify", "--root", checkout, "--json", out)
+    assert tampered.exit_code == 1
+    assert tampered.output.splitlines() == ["changed: labs/ch06/test_lab.py", "added: conftest.py"]
+    assert json.loads(out.read_text())["changed"] == ["labs/ch06/test_lab.py"]
+
+    (checkout / manifest.MANIFEST_RELPATH).unlink()
+    missing = run_cli("verify", "--root", checkout)
+    assert missing.exit_code == 2
+    assert len(missing.output.splitlines()) == 1
+    assert missing.output.startswith("grader: error: cannot read the manifest")
+
+
+def test_the_shipped_manifest_is_current():
+    result = run_cli("manifest", "--check")
+    assert result.exit_code == 0, result.output
+
+
+def test_manifest_check_names_stale_files_and_manifest_rewrites_them(checkout, monkeypatch):
+    monkeypatch.setattr(cli_integrity, "KIT_ROOT", checkout)
+    append(checkout, "labs/ch06/lab.toml")
+    stale = run_cli("manifest", "--check")
+    assert stale.exit_code == 1 and "labs/ch06/lab.toml" in stale.output and "grader manifest" in stale.output
+    assert run_cli("manifest").exit_code == 0
+    assert run_cli("manifest", "--check").exit_code == 0
+
+
+def test_export_refuses_a_starter_holding_the_solution(checkout, tmp_path):
+    shutil.copytree(KIT_ROOT / "reference", checkout / "reference", ignore=shutil.ignore_patterns("__pycache__"))
+    solution = (KIT_ROOT / "reference/ch06/tensor.py").read_text()
+    append(checkout, "labs/ch06/starter.py", "\n" + solution)
+    with pytest.raises(edition.EditionError, match="labs/ch06/starter.py holds .* lines of the reference solution"):
+        edition.export_student(checkout, tmp_path / "edition")
+    assert not (tmp_path / "edition").exists()  # nothing written
+
+
+def test_export_refuses_a_folder_that_is_not_empty(tmp_path):
+    write(tmp_path, "out/keep.txt")
+    result = run_cli("export-student", tmp_path / "out")
+    assert result.exit_code == 2 and "is not an empty folder" in result.output
+
+
+def test_edits_fail_loudly_when_the_text_they_expect_is_gone():
+    with pytest.raises(edition.EditionError, match="pyproject.toml"):
+        edition.student_pyproject('include = ["labs*", "grader*"]\n')
+
+
+# The student edition, end to end: export, install in a fresh virtual environment, run the
+# README's commands. Slow-ish (seconds): one edition serves every test of the group.
+
+
+def clean_env(**extra):
+    """The environment of a shell a student opens: none of this test run's grading or make settings."""
+    noise = ("IMPL", "LABKIT_", "PYTEST_", "MAKE", "MFLAGS", "VIRTUAL_ENV", "PYTHONPATH")
+    return {**{k: v for k, v in os.environ.items() if not k.startswith(noise)}, **extra}
+
+
+@pytest.fixture(scope="module")
+def student_edition(tmp_path_factory):
+    """The edition, installed with `pip install --no-deps -e` into its own .venv.
+
+    Its dependencies (numpy, pytest, ...) come from the kit's environment through a .pth
+    file instead of the package registry, which would cost a minute; building the editable
+    install still fetches setuptools for pip's isolated build. The Makefile's own
+    installation step is then marked done, so `make` uses this environment as is.
+    """
+    root = tmp_path_factory.mktemp("edition") / "labkit"
+    files = edition.export_student(KIT_ROOT, root)
+    venv.create(root / ".venv", with_pip=False)
+    site = subprocess.run(
+        [root / ".venv/bin/python", "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    Path(site, "labkit-dependencies.pth").write_text(sysconfig.get_path("purelib") + "\n")
+    pip = [sys.executable, "-m", "pip", "--python", root / ".venv/bin/python", "install", "--quiet", "--no-deps"]
+    installed = subprocess.run([*pip, "-e", root], capture_output=True, text=True, env=clean_env())
+    assert installed.returncode == 0, installed.stderr
+    (root / ".venv/.labkit-installed").touch()
+    return root, files
+
+
+def make(root, *args):
+    return subprocess.run(
+        ["make", *args, f"PYTHON={sys.executable}"], cwd=root, capture_output=True, text=True, env=clean_env()
+    )
+
+
+def distinctive_solution_lines():
+    """Lines inside the reference's solution regions that no other file of the kit shows."""
+    inside, elsewhere = set(), set()
+    for path in (KIT_ROOT / "reference").rglob("*.py"):
+        in_region = False
+        for line in path.read_text().splitlines():
+            if re.match(r"\s*# (BEGIN|END) SOLUTION", line):
+                in_region = "BEGIN" in line
+            else:
+                (inside if in_region else elsewhere).add(line.strip())
+    for path in [*KIT_ROOT.glob("labs/**/*"), *KIT_ROOT.glob("grader/**/*.py")]:
+        if path.is_file() and path.name != "starter.py":
+            elsewhere |= {line.strip() for line in path.read_text(errors="replace").splitlines()}
+    return {line for line in inside - elsewhere if len(line) >= 12 and not line.startswith("#")}
+
+
+def test_edition_holds_no_reference_solution(student_edition):
+    root, files = student_edition
+    assert not (root / "reference").exists() and not (root / "tests").exists()
+    secret = distinctive_solution_lines()
+    assert len(secret) > 50  # the check below has something to find
+    for relpath in files:
+        lines = {line.strip() for line in (root / relpath).read_text(errors="replace").splitlines()}
+        assert not lines & secret, f"{relpath} holds reference solution lines: {sorted(lines & secret)[:3]}"
+
+
+def test_edition_readme_commands_work(student_edition):
+    root, _ = student_edition
+    readme = (root / "README.md").read_text()
+    assert "make lab CH=06   " in readme and "make test   " in readme and "IMPL=ref" not in readme
+    graded = make(root, "lab", "CH=06")
+    assert graded.returncode == 1, graded.stderr  # the pristine starter loses points; 2 would be a broken kit
+    assert "not implemented yet" in graded.stderr
+    checked = make(root, "test")
+    assert checked.returncode == 0 and "verified:" in checked.stdout, checked.stdout + checked.stderr
+
+
+def test_edition_says_the_reference_is_absent(student_edition):
+    root, _ = student_edition
+    result = make(root, "lab", "CH=06", "IMPL=ref")
+    assert result.returncode != 0 and NO_REFERENCE in result.stderr, result.stderr
+
+
+@pytest.mark.parametrize("args", [["run", "--lab", "ch06", "--impl", "ref"], ["starter", "--check"]])
+def test_edition_reference_commands_are_one_line_usage_errors(student_edition, args):
+    root, _ = student_edition
+    result = subprocess.run([root / ".venv/bin/grader", *args], capture_output=True, text=True, env=clean_env())
+    assert result.returncode == 2 and result.stderr == f"grader: error: {NO_REFERENCE}\n", result.stderr
