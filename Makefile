@@ -60,8 +60,9 @@ lab:
 	@:
 endif
 
+# 4 workers on any machine: the red team spends most of its time waiting for time limits.
 test: $(READY)
-	$(BIN)/python -m pytest -n auto --dist loadscope tests
+	$(BIN)/python -m pytest -n 4 --dist loadscope --durations=15 tests
 
 lint: $(READY)
 	$(BIN)/ruff check .

@@ -16,12 +16,12 @@ from grader.seam import Implementation
 from tests.mutation import reference_source
 
 HOSTILE_DIR = Path(__file__).parent / "hostile"
-# Small limits keep the suite fast; every limit is still exercised. 6 s leaves the honest
+# Small limits keep the suite fast; every limit is still exercised. 5 s leaves the honest
 # reference's slowest test (a 20,000-node chain, about 1 s) room on a loaded 2-core machine.
 SMALL_LIMITS = {
-    "test_seconds": 6,
-    "call_seconds": 6,
-    "cpu_seconds": 6,
+    "test_seconds": 5,
+    "call_seconds": 5,
+    "cpu_seconds": 5,
     "memory_mb": 512,
     "output_kb": 64,
     "import_seconds": 4,

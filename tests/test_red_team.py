@@ -17,7 +17,7 @@ from tests.hostile.catalogue import HOSTILE
 from tests.mutation import reference_source
 from tests.redteam import SMALL_LIMITS, kit_fingerprint, leftover_files, leftover_processes
 
-CHUNKS = 2  # per lab
+CHUNKS = 4  # per lab: more chunks overlap their waits for time limits
 
 
 def _lab(lab_id: str):
