@@ -632,7 +632,7 @@ PRINTED_LOSS_TOLERANCE = 1e-5
 
 @graded(task="xor", points=8, hint="get every Tensor test passing first: XOR uses @, broadcasting, tanh, ** and mean")
 def test_xor_training_reproduces_the_chapter():
-    run = train_xor(lab.Tensor, max_steps=700)
+    run = train_xor(lab.Tensor, max_steps=700, checkpoints=XOR_TRACE, atol=PRINTED_LOSS_TOLERANCE)
     for step, expected in XOR_TRACE.items():
         if step > run.last_step:
             fail(f"XOR training stopped at step {run.last_step}; the chapter's run reaches step 606")
@@ -644,7 +644,13 @@ def test_xor_training_reproduces_the_chapter():
 
 @graded(task="xor", points=4, hint="without zeroing, each step uses the sum of every gradient so far")
 def test_xor_without_zeroing_overshoots():
-    run = train_xor(lab.Tensor, zero_grad=False, max_steps=200)
+    first = {0: XOR_TRACE[0]}  # before any update, the same loss as with zeroing
+    run = train_xor(lab.Tensor, zero_grad=False, max_steps=200, checkpoints=first, atol=PRINTED_LOSS_TOLERANCE)
+    expect_close(
+        run.losses[0], XOR_TRACE[0], "XOR loss at step 0, before any update", atol=PRINTED_LOSS_TOLERANCE, rtol=0
+    )
+    if run.last_step != 199:
+        fail(f"XOR without zeroing should run all 200 steps, it stopped after step {run.last_step}")
     losses = np.array(run.losses)
     lowest = int(np.argmin(losses))
     if lowest != 157:

@@ -33,8 +33,21 @@ class XorRun:
         return len(self.losses) - 1
 
 
-def train_xor(Tensor, *, zero_grad: bool = True, max_steps: int = 10_000, lr: float = 0.05, hidden: int = 4):
-    """Gradient descent on the mean squared error until the loss is below 0.01 or ``max_steps`` ran."""
+def train_xor(
+    Tensor,
+    *,
+    zero_grad: bool = True,
+    max_steps: int = 10_000,
+    lr: float = 0.05,
+    hidden: int = 4,
+    checkpoints: dict[int, float] | None = None,
+    atol: float = 0.0,
+):
+    """Gradient descent on the mean squared error until the loss is below 0.01 or ``max_steps`` ran.
+
+    With ``checkpoints`` (step -> expected loss) the run also stops at the first checkpoint
+    it misses by more than ``atol``: a broken engine fails at once, not after every step.
+    """
     rng = np.random.default_rng(0)
     x = Tensor(POINTS)
     y = Tensor(TARGETS)
@@ -62,6 +75,9 @@ def train_xor(Tensor, *, zero_grad: bool = True, max_steps: int = 10_000, lr: fl
         value = float(as_array(loss_value, "the loss's .data"))
         run.losses.append(value)
         if value < TARGET_LOSS:
+            break
+        step = len(run.losses) - 1
+        if checkpoints and step in checkpoints and not abs(value - checkpoints[step]) <= atol:
             break
     run.predictions = as_array(pred.data, "the predictions' .data")[:, 0]
     return run
