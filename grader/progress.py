@@ -17,6 +17,7 @@ from pathlib import Path
 
 PROGRESS_ENV = "LABKIT_PROGRESS"
 PARENT_ENV = "LABKIT_PARENT_PID"  # the grader process: the session dies with it
+LAB_ENV = "LABKIT_LAB"  # the lab a pytest session grades (its worker can start before collection)
 QUEUE_ENV = "LABKIT_QUEUE"  # a JSON file listing the submissions one pytest session grades in turn
 
 

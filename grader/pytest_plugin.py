@@ -20,8 +20,8 @@ from pathlib import Path
 import pytest
 
 from .failures import SubmissionError, WorkerFailure
-from .progress import PARENT_ENV, PROGRESS_ENV, QUEUE_ENV
-from .seam import code_under_test_files, isolation_from_env, sync
+from .progress import LAB_ENV, PARENT_ENV, PROGRESS_ENV, QUEUE_ENV
+from .seam import code_under_test_files, isolation_from_env, sync, under_test
 from .testing.checks import LabCheckFailure
 
 MESSAGE_LIMIT = 600
@@ -56,6 +56,9 @@ def pytest_configure(config):
     config.addinivalue_line(
         "markers", "graded(task, points, hint=''): a lab test worth `points` in `task`; `hint` is shown on failure"
     )
+    lab_id = os.environ.get(LAB_ENV)
+    if lab_id and isolation_from_env() == "worker":
+        under_test(lab_id)  # its worker starts now, while pytest collects the tests
     path = os.environ.get(PROGRESS_ENV)
     if path:
         _die_with_the_grader()

@@ -26,7 +26,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from .labs import KIT_ROOT, LIMITS_ENV, Lab
-from .progress import PARENT_ENV, PROGRESS_ENV, QUEUE_ENV, Part, ProgressReader
+from .progress import LAB_ENV, PARENT_ENV, PROGRESS_ENV, QUEUE_ENV, Part, ProgressReader
 from .seam import IMPL_ENV, ISOLATION_ENV, Implementation
 
 OUTCOMES = ("passed", "failed", "error", "timeout", "crashed", "not_run")
@@ -107,6 +107,7 @@ def _child_env(lab: Lab, impl: Implementation, progress: Path, extra_env: dict[s
     env = dict(os.environ)
     env[LIMITS_ENV] = json.dumps(lab.limits)  # the limits this run was given, overrides included
     env[IMPL_ENV] = impl.env_value
+    env[LAB_ENV] = lab.id
     env[PROGRESS_ENV] = str(progress)
     env[PARENT_ENV] = str(os.getpid())
     env.setdefault("PYTHONHASHSEED", "0")

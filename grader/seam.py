@@ -22,6 +22,7 @@ from pathlib import Path
 
 from . import labs
 from .failures import SubmissionError
+from .progress import QUEUE_ENV
 
 IMPL_ENV = "IMPL"
 ISOLATION_ENV = "LABKIT_ISOLATION"  # "in-process" (default) or "worker": behind the wall
@@ -186,6 +187,9 @@ class RemoteLab:
         self._session = None
         self._next = None  # the following submission's session, started ahead of need
         _remote_labs.append(self)
+        path = self._impl.path
+        if not os.environ.get(QUEUE_ENV) and path is not None and path.is_file():
+            self._start()  # the worker gets ready while pytest collects the tests
 
     def _select(self, path: Path, following: Path | None) -> None:
         self._impl = Implementation("submission", path)
@@ -238,7 +242,9 @@ def isolation_from_env() -> str:
 def under_test(lab_id: str):
     """The lab's public names for the implementation under test (see the module docstring)."""
     if isolation_from_env() == "worker":
-        return RemoteLab(lab_id)
+        lab = labs.get(lab_id)
+        existing = [remote for remote in _remote_labs if remote.lab.id == lab.id]
+        return existing[0] if existing else RemoteLab(lab_id)
     return LabUnderTest(lab_id)
 
 

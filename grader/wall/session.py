@@ -1,10 +1,14 @@
-"""The trusted side of the wall: one worker per grading session, one fresh child per test.
+"""The trusted side of the wall: one worker per grading session, a child process per run of clean tests.
 
-``WallSession`` starts the sandboxed zygote when the session starts and pre-forks each
-test's child while the previous test finishes, so a test never waits for a process to
-start. ``Channel`` is one child's request/reply channel with deadlines: a request that
-the caller does not need the answer to (an operator whose result stays in the worker,
-a setattr, a backward()) is sent without waiting, and any error it raised surfaces at
+``WallSession`` starts the sandboxed zygote when the session starts. A child that ended
+its test cleanly (nothing pending, no crash or timeout, no thread of the submission's
+left running) serves the next test, as the submission's module would in-process:
+forking and starting a child costs several milliseconds, most of a small test's time.
+Otherwise the next test takes a fresh child, forked ahead while earlier tests ran.
+
+``Channel`` is one test's request/reply channel with deadlines: a request that the
+caller does not need the answer to (an operator whose result stays in the worker, a
+setattr, a backward()) is sent without waiting, and any error it raised surfaces at
 the next request that waits, or when the test ends.
 """
 
@@ -28,11 +32,14 @@ from . import codec, sandbox
 from .proxy import RemoteMethod, RemoteObject
 
 PIPE_SIZE = 1 << 20
-SPARES = 2  # children forked ahead: starting one takes a few ms, more than pytest spends between tests
+SPARES = 1  # children forked ahead, for the test after one that did not end cleanly
 WORKER_FAILED = 70  # the exit status of a child whose serving code raised (see worker.child_main)
-# Queued requests are written once this many are waiting, or when one must wait for its answer:
-# small enough that the worker starts on them while the test goes on queuing more.
-BATCH_MESSAGES = 32
+# Queued requests are written when one must wait for its answer, or once a batch is full. The
+# first batch after a wait is small, so the worker starts on it while the test queues more
+# (a training step); batches then double, so a long run of operations (a 20,000-node chain)
+# costs few writes and reads.
+FIRST_BATCH = 8
+LARGEST_BATCH = 256
 BATCH_BYTES = 1 << 20
 F_SETPIPE_SZ = 1031
 SIGNAL_NAMES = {
@@ -67,7 +74,9 @@ class Channel:
         self.exit_status: dict | None = None
         self.outbox: list[dict] = []
         self.outbox_buffers: list[bytes] = []
+        self.inbox = bytearray()  # what was read from the child and not yet taken as frames
         self.unsynced = 0  # requests sent without waiting since the last one that waited
+        self.batch = FIRST_BATCH
         self.last: tuple = ("start", None, None)  # the latest request, named in timeouts and crashes
 
     # -- plumbing ------------------------------------------------------------------------
@@ -93,24 +102,28 @@ class Channel:
                 self._fail_crashed()
 
     def _read_frame(self):
-        chunks, needed, header = [], 8, None
-        while needed:
+        """The next frame from the child. Reads take whatever has arrived (the child writes
+        the replies to a batch of requests at once), never more than a frame's declared size."""
+        inbox, total = self.inbox, 0
+        while True:
+            if not total and len(inbox) >= 8:
+                header_len, buffers_len = codec.HEADER.unpack_from(inbox)
+                if header_len > codec.MAX_REPLY_HEADER_BYTES or buffers_len > codec.MAX_REPLY_BUFFER_BYTES:
+                    self._fail_crashed("the worker sent a message larger than the protocol allows")
+                total = 8 + header_len + buffers_len
+            if total and len(inbox) >= total:
+                frame = bytes(inbox[:total])
+                del inbox[:total]
+                break
             readable, _, _ = select.select([self.read_fd], [], [], self._remaining())
             if not readable:
                 self._fail_timeout()
-            chunk = os.read(self.read_fd, min(needed, codec.READ_CHUNK))
+            chunk = os.read(self.read_fd, max(codec.READ_CHUNK, total - len(inbox)))
             if not chunk:
                 self._fail_crashed()
-            chunks.append(chunk)
-            needed -= len(chunk)
-            if needed == 0 and header is None:
-                header = b"".join(chunks)
-                header_len, buffers_len = codec.HEADER.unpack(header)
-                if header_len > codec.MAX_REPLY_HEADER_BYTES or buffers_len > codec.MAX_REPLY_BUFFER_BYTES:
-                    self._fail_crashed("the worker sent a message larger than the protocol allows")
-                chunks, needed = [header], header_len + buffers_len
+            inbox += chunk
         try:
-            return codec.unpack(b"".join(chunks))
+            return codec.unpack(frame)
         except codec.ProtocolError as exc:
             self._fail_crashed(f"the worker broke the protocol ({exc})")
 
@@ -229,6 +242,7 @@ class Channel:
         self._queue(message)
         self._flush()
         self.unsynced = 0  # the worker runs requests in order: this reply comes after all of them
+        self.batch = FIRST_BATCH
         try:
             return self._wait_reply(args if mutable else None)
         finally:
@@ -246,10 +260,9 @@ class Channel:
 
     def _queue(self, message: dict) -> None:
         self.outbox.append(message)
-        if len(self.outbox) >= BATCH_MESSAGES or (
-            self.outbox_buffers and sum(map(len, self.outbox_buffers)) > BATCH_BYTES
-        ):
+        if len(self.outbox) >= self.batch or (self.outbox_buffers and sum(map(len, self.outbox_buffers)) > BATCH_BYTES):
             self._flush()
+            self.batch = min(self.batch * 2, LARGEST_BATCH)
 
     def _flush(self) -> None:
         """Write the queued requests as one frame: one write here, one read and one parse there."""
@@ -315,38 +328,55 @@ class Channel:
         return answer["value"] if isinstance(answer, dict) and "value" in answer else answer
 
     def read_many(self, pairs) -> list:
-        """``[getattr(obj, name) for obj, name in pairs]`` in one round trip."""
+        """``[getattr(obj, name) for obj, name in pairs]`` in one request and one reply."""
         if self.failure is not None:
             raise self.failure
-        for obj, name in pairs:
-            message = {"op": "getattr", "id": self.next_id, "target": self._handle_of(obj), "name": name}
-            self.next_id += 1
-            self._queue(message)
-        self.last = ("getattr", pairs[0][0], pairs[0][1]) if pairs else ("sync", None, None)
+        if not pairs:
+            return []
+        message = {"op": "getattrs", "id": self.next_id, "pairs": [[self._handle_of(o), str(n)] for o, n in pairs]}
+        self.next_id += 1
+        if self.released:
+            message["rel"], self.released = self.released, []
+        self.last = ("getattr", pairs[0][0], pairs[0][1])
+        self._queue(message)
         self._flush()
         self.unsynced = 0
-        answers, first_error = [], None
-        for obj, name in pairs:
-            message, buffers = self._read_frame()
-            if message.get("op") != "reply":
-                self._fail_crashed(f"the worker sent an unexpected {str(message.get('op'))[:40]!r} message")
-            if "error" in message:
-                first_error = first_error or message["error"]
-                answers.append(None)
-                continue
-            answer = codec.Decoder(buffers, self._decode_handle).value(message.get("ok"))
-            if isinstance(answer, dict) and answer.get("method") is True:
-                answers.append(RemoteMethod(obj, name))
+        self.batch = FIRST_BATCH
+        answers = self._wait_reply()
+        if type(answers) is not list or len(answers) != len(pairs):
+            self._fail_crashed("the worker answered a read with the wrong number of values")
+        values, first_error = [], None
+        for (obj, name), answer in zip(pairs, answers, strict=True):
+            if isinstance(answer, dict) and "error" in answer:
+                first_error = first_error or answer["error"]
+                values.append(None)
+            elif isinstance(answer, dict) and answer.get("method") is True:
+                values.append(RemoteMethod(obj, name))
             else:
-                answers.append(answer["value"] if isinstance(answer, dict) and "value" in answer else answer)
+                values.append(answer["value"] if isinstance(answer, dict) and "value" in answer else answer)
         if first_error is not None:
             self._raise_remote(first_error)
-        return answers
+        return values
 
     def sync(self) -> None:
         """Wait until every request sent so far has run; raise the first error among them."""
         if self.failure is None and self.hello is not None:
             self.request("sync", None)
+
+    def ended_cleanly(self) -> bool:
+        return self.failure is None and self.unsynced == 0 and self.hello is not None and self.read_fd >= 0
+
+    def pass_on(self) -> Channel:
+        """Ask the child to serve the next test; the returned channel is that test's.
+
+        This one is done: the finished test's proxies cannot reach the child any more."""
+        self._queue({"op": "next"})
+        self._flush()
+        following = Channel(self.session, self.test, self.read_fd, self.write_fd)
+        following.next_id, following.inbox = self.next_id, self.inbox
+        self.read_fd = self.write_fd = -1
+        self.failure = WorkerCrashed("an object from an earlier test was used in this one")
+        return following
 
     def end(self) -> None:
         """Let the child exit; the zygote reaps it (and anything it left) while the next test runs.
@@ -417,11 +447,13 @@ class WallSession:
         self.broken: SubmissionError | None = None
         self.ready = False
         self.current: Channel | None = None
+        self.following: Channel | None = None  # the last test's child, asked to serve the next
         self.spares: list[Channel] = []  # children forked ahead, each getting ready during earlier tests
         self.stand_ins: dict[str, type] = {}
         self.exits: dict[str, dict] = {}  # test -> how its child exited
         self.events: dict[tuple, dict] = {}  # (test, op) -> a message not yet asked for
         self.forks = 0
+        self.spares.append(self._fork())  # the zygote forks it as soon as it is ready
 
     @property
     def protections(self) -> list[str]:
@@ -508,6 +540,31 @@ class WallSession:
         self._wait_ready()
         if self.broken is not None:
             raise self.broken
+        channel = self._take_following()
+        if channel is None:
+            channel = self._start_fresh()
+        channel.start_clock()
+        self.current = channel
+        return channel
+
+    def _take_following(self) -> Channel | None:
+        """The last test's child, if it says it is fit to serve this one; else it is let go."""
+        channel, self.following = self.following, None
+        if channel is None:
+            return None
+        channel.deadline = time.monotonic() + self.limits.call_seconds
+        channel.last = ("start", None, None)
+        try:
+            hello, _ = channel._read_frame()
+        except WorkerFailure:
+            return None
+        if hello.get("op") == "hello" and hello.get("fit") is True and isinstance(hello.get("names"), dict):
+            channel.hello = hello
+            return channel
+        channel.end()  # not fit: it is killed, and a fresh child takes over
+        return None
+
+    def _start_fresh(self) -> Channel:
         channel = self.spares.pop(0) if self.spares else self._fork()
         try:
             if self._await(channel.test, "forked", 30) is None and channel.test not in self.exits:
@@ -538,19 +595,24 @@ class WallSession:
             self.broken = _import_failure(hello["import_error"], self.submission.name)
             raise self.broken
         channel.hello = hello
-        channel.start_clock()
         return channel
 
     def end(self) -> None:
-        """Finish the current test's child and start the next one's."""
+        """Finish the current test: its child serves the next one if it ended cleanly, else it exits."""
         channel, self.current = self.current, None
         if channel is not None:
-            channel.end()
+            if channel.ended_cleanly():
+                try:
+                    self.following = channel.pass_on()
+                except (WorkerFailure, OSError):
+                    channel.end()
+            else:
+                channel.end()
         while self.broken is None and len(self.spares) < SPARES:
             self.spares.append(self._fork())
 
     def close(self) -> None:
-        for channel in (self.current, *self.spares):
+        for channel in (self.current, self.following, *self.spares):
             if channel is not None:
                 channel.close_fds()
         with contextlib.suppress(OSError):

@@ -4,11 +4,13 @@ It is started by grader.wall.sandbox as ``python -I -S -c <bootstrap>`` inside t
 sandbox, with this module's source and the codec's, and cannot import the kit.
 
 The *zygote* (``zygote_main``) never runs student code: it imports numpy, compiles the
-submission, and for each test forks a *child* on a fresh channel that the trusted side
-passes over the control socket. The child (``child_main``) limits itself, drops
-privileges when it can, installs its guards, executes the submission in a new module
-and serves requests until the test ends. The zygote reaps the child and every process
-it left behind, and reports how it exited.
+submission, and forks a *child* on a fresh channel that the trusted side passes over
+the control socket. The child (``child_main``) limits itself, drops privileges when it
+can, installs its guards, executes the submission in a new module and serves requests.
+A child serves test after test while they end cleanly, as the submission's module
+would in-process; after a crash, a timeout or an error left pending, the next test
+gets a fresh child. The zygote reaps each child and every process it left behind, and
+reports how it exited.
 """
 
 import builtins
@@ -185,7 +187,8 @@ def child_main(config, code, rfd, wfd, workdir):
     devnull = os.open(os.devnull, os.O_RDONLY)
     os.dup2(devnull, 0)
     limits = config["limits"]
-    _limit(resource.RLIMIT_CPU, limits["cpu_seconds"], limits["cpu_seconds"] + 1)
+    # The hard limit leaves room for a few tests' worth of CPU: each new test moves the soft limit on.
+    _limit(resource.RLIMIT_CPU, limits["cpu_seconds"], limits["cpu_seconds"] * CPU_LIMITS_PER_CHILD + 1)
     _limit(resource.RLIMIT_FSIZE, limits["output_bytes"])
     _limit(resource.RLIMIT_CORE, 0)
     _limit(resource.RLIMIT_NOFILE, 64)
@@ -197,7 +200,7 @@ def child_main(config, code, rfd, wfd, workdir):
     # Python's own streams, on the redirected descriptors (they live as long as the child).
     sys.stdout = open(1, "w", closefd=False, buffering=1)  # noqa: SIM115
     sys.stderr = open(2, "w", closefd=False, buffering=1)  # noqa: SIM115
-    server = Server(rfd, wfd, config)
+    server = Server(rfd, wfd, config, os.path.join(os.path.realpath(workdir), "output.log"))
     module = types.ModuleType(config["module"])
     module.__file__ = os.path.abspath(config["display_path"])
     sys.modules[config["module"]] = module
@@ -211,6 +214,9 @@ def child_main(config, code, rfd, wfd, workdir):
     server.hello({"names": server.register_public(module, config["public"])})
     server.serve()
     os._exit(0)
+
+
+CPU_LIMITS_PER_CHILD = 3  # a child serves tests until it has used this many tests' CPU limit
 
 
 def _exit(code=None):
@@ -377,6 +383,26 @@ def describe(exc, display_path):
     }
 
 
+def _read_attribute(target, name):
+    owner = getattr(type(target), name, None)  # a method is found on the class, not the instance
+    if callable(owner) and not isinstance(owner, (type, property)) and name not in getattr(target, "__dict__", {}):
+        return {"method": True}
+    return {"value": getattr(target, name)}
+
+
+def _move_cpu_limit(usage, seconds) -> bool:
+    """Give the next test its own CPU limit, on top of what this child has used so far."""
+    used = int(usage.ru_utime + usage.ru_stime) + 1
+    soft, hard = resource.getrlimit(resource.RLIMIT_CPU)
+    try:
+        resource.setrlimit(resource.RLIMIT_CPU, (used + seconds, max(hard, used + seconds + 1)))
+    except (ValueError, OSError):  # not root: the hard limit cannot be raised
+        if used + seconds >= hard:
+            return False
+        resource.setrlimit(resource.RLIMIT_CPU, (used + seconds, hard))
+    return True
+
+
 def _snapshot(x):
     return x.copy() if type(x) is not list else list(x)
 
@@ -390,11 +416,17 @@ def _changed(x, before) -> bool:
 class Server:
     """The child's side of the channel: requests in, replies out, handles for objects that stay here."""
 
-    def __init__(self, rfd, wfd, config):
+    def __init__(self, rfd, wfd, config, output_path):
         self.rfd, self.wfd = rfd, wfd
+        self.output_path = output_path
         self.reader = codec.FrameReader(rfd, marshal.loads)  # requests come marshalled from the trusted side
         self.display_path = config["display_path"]
         self.table = {}
+        self.public_count = 0
+        self.names = {}
+        self.limits = config["limits"]
+        self.memory_bytes = config.get("memory_bytes") or 0
+        self.outgoing = []  # reply frames, written together when the requests at hand are done
         self.next_local_id = -1
         self.pending = None  # the first error of an operation nobody waited for
         self.mutated = None  # the last call's changes to its list and array arguments
@@ -419,8 +451,8 @@ class Server:
     def callback_stub(self, cid):
         def call_trusted(*args, **kwargs):
             encoder = codec.Encoder(self.handle)
-            frame = codec.encode_message({"op": "callback", "cb": cid}, encoder, args=list(args), kwargs=kwargs)
-            codec.write_frame(self.wfd, frame)
+            self.send(codec.encode_message({"op": "callback", "cb": cid}, encoder, args=list(args), kwargs=kwargs))
+            self.flush()
             return self.wait_for_reply()
 
         return call_trusted
@@ -442,10 +474,44 @@ class Server:
                 described[name] = {"kind": "exception", "bases": bases}
             else:
                 described[name] = {"kind": "class" if isinstance(obj, type) else "object", "id": index}
+        self.public_count, self.names = len(names), described
         return described
 
     def hello(self, body):
-        codec.write_frame(self.wfd, codec.pack(dict(body, op="hello"), []))
+        self.send(codec.pack(dict(body, op="hello"), []))
+        self.flush()
+
+    def send(self, frame):
+        self.outgoing.append(frame)
+        if len(self.outgoing) > 64 or len(frame) > (1 << 16):
+            self.flush()
+
+    def flush(self):
+        if self.outgoing:
+            frames, self.outgoing = self.outgoing, []
+            codec.write_frame(self.wfd, b"".join(frames))
+
+    def next_test(self):
+        """Forget the finished test's objects; say whether this child is fit to serve the next one.
+
+        It is not when a thread of the submission's is still running, or when another test's
+        CPU limit would not fit under the hard limit set at the start, or when its memory
+        grew past half the limit.
+        """
+        for hid in [h for h in self.table if not 0 < h <= self.public_count]:
+            del self.table[hid]
+        self.pending = self.mutated = None
+        with contextlib.suppress(OSError, ValueError):
+            sys.stdout.flush()
+            sys.stderr.flush()
+            # The output limit is per test: empty the file stdout and stderr share (opening it
+            # with O_TRUNC is what the guards allow; ftruncate is refused to everyone).
+            os.close(os.open(self.output_path, os.O_WRONLY | os.O_TRUNC))
+        usage = resource.getrusage(resource.RUSAGE_SELF)
+        fit = len(sys._current_frames()) == 1 and _move_cpu_limit(usage, self.limits["cpu_seconds"])
+        if self.memory_bytes and usage.ru_maxrss * 1024 > self.memory_bytes // 2:
+            fit = False
+        return {"names": self.names, "fit": fit}
 
     def reply(self, result, hid):
         def keep(obj):
@@ -460,13 +526,16 @@ class Server:
             frame = codec.encode_message({"op": "reply"}, encoder, ok=result, mutated=mutated)
         else:
             frame = codec.encode_message({"op": "reply"}, encoder, ok=result)
-        codec.write_frame(self.wfd, frame)
+        self.send(frame)
 
     def reply_error(self, error):
-        codec.write_frame(self.wfd, codec.pack({"op": "reply", "error": error}, []))
+        self.send(codec.pack({"op": "reply", "error": error}, []))
 
     def messages(self):
-        """The requests of the next frame, one by one, with the decoder for its buffers."""
+        """The requests of the next frame, one by one, with the decoder for its buffers.
+
+        The replies to the previous frame's requests go out first, in one write."""
+        self.flush()
         frame, buffers = self.reader.next()
         decoder = self.decoder(buffers)
         for message in frame.get("batch", (frame,)):
@@ -490,8 +559,12 @@ class Server:
         while True:
             try:
                 for message, decoder in self.messages():
-                    if message.get("op") == "end":
+                    op = message.get("op")
+                    if op == "end":
                         return
+                    if op == "next":
+                        self.hello(self.next_test())
+                        continue
                     self.serve_one(message, decoder)
             except EOFError:
                 return
@@ -539,15 +612,15 @@ class Server:
         if op == "sync":
             return None
         if op == "getattr":
-            name = message["name"]
-            owner = getattr(type(target), name, None)  # a method is found on the class, not the instance
-            if (
-                callable(owner)
-                and not isinstance(owner, (type, property))
-                and name not in getattr(target, "__dict__", {})
-            ):
-                return {"method": True}
-            return {"value": getattr(target, name)}
+            return _read_attribute(target, message["name"])
+        if op == "getattrs":  # several reads in one reply; each one's error stays its own
+            answers = []
+            for hid, name in message["pairs"]:
+                try:
+                    answers.append(_read_attribute(self.lookup(hid), name))
+                except BaseException as exc:
+                    answers.append({"error": describe(exc, self.display_path)})
+            return answers
         if op == "setattr":
             setattr(target, message["name"], decoder.value(message["value"]))
             return None

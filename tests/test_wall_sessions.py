@@ -1,0 +1,106 @@
+"""A grading session behind the wall, test by test: when a child serves the next test, and when not.
+
+A child that ended its test cleanly serves the next one (forking costs more than most
+tests); after a timeout, or with a thread of the submission's still running, the next
+test gets a fresh child and is graded normally.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from grader import labs
+from grader.failures import WorkerFailure, WorkerTimeout
+from grader.wall.sandbox import Limits
+from grader.wall.session import WallSession
+from tests.mutation import reference_source
+
+# Reached through numpy, as a hostile file would (threading itself is not on the allow-list).
+EXTRAS = """
+import numpy as _np
+
+_threading = _np._core.numeric.sys.modules["threading"]
+_select = _np._core.numeric.sys.modules["select"]
+
+
+def spin_forever():
+    while True:
+        pass
+
+
+def leave_a_thread():
+    _threading.Thread(target=lambda: _select.select([], [], [], 30), daemon=True).start()
+    return 1.0
+
+
+Value.spin_forever = lambda self: spin_forever()
+Value.leave_a_thread = lambda self: leave_a_thread()
+"""
+
+
+@pytest.fixture(scope="module")
+def session(tmp_path_factory):
+    lab = labs.get("ch06")
+    lab = dataclasses.replace(lab, limits={**lab.limits, "call_seconds": 2, "test_seconds": 4, "cpu_seconds": 4})
+    path = tmp_path_factory.mktemp("wall") / "submission.py"
+    path.write_text(reference_source("ch06") + EXTRAS, encoding="utf-8")
+    wall = WallSession(lab, path, Limits.from_lab(lab.limits))
+    yield wall
+    wall.close()
+
+
+def honest_test(session) -> float:
+    """A small test: build 3 * 2 + 1 in the worker, read its value back."""
+    Value = session.public("Value")
+    y = Value(3.0) * 2.0 + 1.0
+    data = y.data
+    session.current.sync()
+    session.end()
+    return data
+
+
+def test_clean_tests_share_one_child(session):
+    assert honest_test(session) == 7.0
+    forks = session.forks
+    for _ in range(5):
+        assert honest_test(session) == 7.0
+    assert session.forks == forks
+
+
+def test_after_a_timeout_the_next_test_gets_a_fresh_child(session):
+    honest_test(session)
+    forks = session.forks
+    Value = session.public("Value")
+    with pytest.raises(WorkerTimeout, match="per-call limit"):
+        float(Value(1.0).spin_forever())
+    session.end()
+    assert honest_test(session) == 7.0
+    assert session.forks > forks
+
+
+def test_a_thread_left_running_retires_the_child(session):
+    honest_test(session)
+    Value = session.public("Value")
+    assert Value(1.0).leave_a_thread() == 1.0
+    session.current.sync()
+    session.end()
+    forks = session.forks
+    assert honest_test(session) == 7.0  # the child with the thread said it was unfit
+    assert session.forks > forks
+    forks = session.forks
+    assert honest_test(session) == 7.0  # the fresh child has no thread: it is kept
+    assert session.forks == forks
+
+
+def test_an_object_of_an_earlier_test_reaches_nothing(session):
+    Value = session.public("Value")
+    kept = Value(2.0)
+    session.current.sync()
+    session.end()
+    session.public("Value")
+    with pytest.raises(WorkerFailure, match="earlier test"):
+        float(kept * 2.0)
+    session.end()
+    assert honest_test(session) == 7.0
