@@ -42,6 +42,7 @@ class Lab:
     starter_sources: tuple[str, ...] = ()
     starter_docstring: str = ""
     limits: dict = field(default_factory=dict)
+    helpers: tuple[str, ...] = ()  # files of the lab folder whose loops may run in the worker
 
     @property
     def tests(self) -> Path:
@@ -98,6 +99,7 @@ def _load(folder: Path) -> Lab:
         starter_sources=tuple(starter.get("sources", ())),
         starter_docstring=starter.get("docstring", ""),
         limits={**meta.get("limits", {}), **_limit_overrides()},
+        helpers=tuple(meta.get("helpers", ())),
     )
 
 

@@ -4,7 +4,7 @@ Everything here runs in the trusted process and touches the code under test only
 through the lab's public API.
 """
 
-from ..seam import read_many
+from ..seam import beside, read_many
 from .checks import LabCheckFailure, as_array, as_float, expect_close, expect_shape, fail, raises
 from .gradients import check_scalar_gradients, check_tensor_gradients
 from .marks import graded
@@ -16,6 +16,7 @@ __all__ = [
     "SpecScalar",
     "SpecTensor",
     "as_array",
+    "beside",
     "as_float",
     "check_scalar_gradients",
     "check_tensor_gradients",

@@ -43,8 +43,6 @@ exec(compile({worker!r}, "labkit_worker", "exec"), worker.__dict__)
 worker.zygote_main(config)
 """
 
-# Mount setup inside new namespaces: numpy is bound into the scratch folder first, then the
-# kit's folder (which holds the virtual environment) is hidden under an empty tmpfs.
 # Mount setup inside the new namespaces. numpy is bound into the scratch folder; the kit's
 # folder (which holds the virtual environment) is hidden under an empty tmpfs; then the
 # folder holding the scratch folder (the machine's /tmp: other gradings, the runner's
@@ -254,6 +252,8 @@ def start(lab, submission: Path, limits: Limits, *, module_name: str = "submissi
         "display_path": str(display),
         "module": module_name,
         "public": list(lab.public),
+        # The lab's trusted loops (grader.seam.beside), loaded by the zygote before any student code.
+        "helpers": {Path(name).stem: (lab.folder / name).read_text(encoding="utf-8") for name in lab.helpers},
         "allowed_imports": list(lab.allowed_imports),
         "read_roots": read_roots,
         "memory_bytes": limits.memory_mb * 1024 * 1024,

@@ -428,6 +428,8 @@ def _describe(op: str, target, name) -> str:
         return f"reading {type_name}.{name}" if op == "getattr" else f"setting {type_name}.{name}"
     if op == "sync":
         return "the test's last operations"
+    if op == "helper":
+        return f"the test's loop {name}() on your code"
     if op == "start":
         return "the start of the test"
     if op == "import":

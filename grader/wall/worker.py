@@ -35,6 +35,7 @@ except ImportError:  # imported by the kit's own tests
     from grader.wall import codec
 
 CHILD_SUBREAPER = 36  # prctl option: orphaned descendants are re-parented to the zygote
+HELPERS = {}  # the lab's trusted loops, by module name (grader.seam.beside)
 
 
 # ---------------------------------------------------------------------------------------
@@ -47,6 +48,10 @@ def zygote_main(config):
     sys.setrecursionlimit(config.get("recursion_limit", 1000))
     for name in config["preload"]:  # what the submission may import, loaded once for every child
         __import__(name)
+    for name, source in config.get("helpers", {}).items():  # trusted: loaded before any student code
+        helper = types.ModuleType(f"labkit_helper_{name}")
+        exec(compile(source, f"labkit_helper_{name}", "exec"), helper.__dict__)
+        HELPERS[name] = helper
     _become_subreaper()
     ctl = socket.socket(fileno=config["control_fd"])
     source_path = config["submission"]
@@ -305,6 +310,8 @@ def install_guards(config, workdir):
         return real, any(real == root or real.startswith(root + os.sep) for root in roots)
 
     def hook(event, args):
+        if event == "builtins.id":  # harmless, and by far the most frequent (an engine's graph walk)
+            return
         if event.startswith(BLOCKED_EVENTS):
             raise PermissionError(f"labkit: {event} is not allowed in a lab submission")
         if event in ("exec", "compile", "marshal.loads", "pickle.find_class"):
@@ -598,8 +605,12 @@ class Server:
     def dispatch(self, message, decoder):
         op = message["op"]
         target = self.lookup(message["target"]) if "target" in message else None
-        if op == "method" or op == "call":
-            function = getattr(target, message["name"]) if op == "method" else target
+        if op == "method" or op == "call" or op == "helper":
+            if op == "helper":
+                module, _, name = message["name"].partition(".")
+                function = getattr(HELPERS[module], name)
+            else:
+                function = getattr(target, message["name"]) if op == "method" else target
             value = decoder.value
             # Numbers are the common arguments: only the rest goes through the decoder.
             args = [a if type(a) is float else value(a) for a in message["args"]] if "args" in message else ()

@@ -18,6 +18,7 @@ from grader import under_test
 from grader.testing import (
     as_array,
     as_float,
+    beside,
     check_scalar_gradients,
     check_tensor_gradients,
     expect_close,
@@ -26,6 +27,7 @@ from grader.testing import (
     graded,
     raises,
 )
+from labs.ch06 import loops
 from labs.ch06.xor_mlp import train_xor
 
 lab = under_test("ch06")
@@ -432,12 +434,7 @@ def test_backward_diamond_needs_topological_order():
     task="tensor", points=2, hint="sort the graph with an explicit stack, not recursion (the recursion limit is 1000)"
 )
 def test_deep_graph_does_not_recurse():
-    x = lab.Tensor(1.5)
-    y = x
-    for _ in range(20_000):
-        y = y + 1.0
-    y.backward()
-    got = as_array(x.grad, "x.grad")
+    got = as_array(beside(loops.chain_of_additions, lab.Tensor, 20_000), "x.grad")
     if got.shape != () or float(got) != 1.0:
         fail(f"a chain of 20,000 additions: expected x.grad exactly 1.0, got {got!r}")
 

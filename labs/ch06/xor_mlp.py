@@ -16,11 +16,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from grader.testing import as_array, read_many
-
-POINTS = [[0.0, 0.0], [0.0, 1.0], [1.0, 0.0], [1.0, 1.0]]  # (4, 2)
-TARGETS = [[0.0], [1.0], [1.0], [0.0]]  # (4, 1): 1 where exactly one input is 1
-TARGET_LOSS = 0.01
+from grader.testing import beside, fail
+from labs.ch06 import loops
 
 
 @dataclass
@@ -42,44 +39,27 @@ def train_xor(
     hidden: int = 4,
     checkpoints: dict[int, float] | None = None,
     atol: float = 0.0,
-):
+) -> XorRun:
     """Gradient descent on the mean squared error until the loss is below 0.01 or ``max_steps`` ran.
 
     With ``checkpoints`` (step -> expected loss) the run also stops at the first checkpoint
     it misses by more than ``atol``: a broken engine fails at once, not after every step.
+    The loop itself (loops.xor_training) runs next to the code under test; what it returns
+    is checked here, as plain data.
     """
-    rng = np.random.default_rng(0)
-    x = Tensor(POINTS)
-    y = Tensor(TARGETS)
-    w1 = Tensor(rng.normal(size=(2, hidden)))  # (2, hidden)
-    b1 = Tensor(np.zeros(hidden))  # (hidden,), broadcast over the four examples
-    w2 = Tensor(rng.normal(size=(hidden, 1)) / np.sqrt(hidden))  # (hidden, 1), scaled so outputs start O(1)
-    b2 = Tensor(np.zeros(1))  # (1,)
-    params = [w1, b1, w2, b2]
-    # The loop keeps its own copy of the parameters' values and writes each update back, so
-    # it reads from the engine only what it needs: the loss and the gradients.
-    values = [as_array(p.data, "a parameter's .data") for p in params]
-    run = XorRun()
-    for _ in range(max_steps):
-        h = (x @ w1 + b1).tanh()  # (4, hidden)
-        pred = h @ w2 + b2  # (4, 1)
-        loss = ((pred - y) ** 2).mean()  # ()
-        if zero_grad:
-            for p, value in zip(params, values, strict=True):
-                p.grad = np.zeros_like(value)
-        loss.backward()
-        *grads, loss_value = read_many([*((p, "grad") for p in params), (loss, "data")])
-        for i, (p, grad) in enumerate(zip(params, grads, strict=True)):
-            values[i] = values[i] - lr * as_array(grad, "a parameter's .grad")
-            p.data = values[i]
-        value = float(as_array(loss_value, "the loss's .data"))
-        run.losses.append(value)
-        if value < TARGET_LOSS:
-            break
-        step = len(run.losses) - 1
-        if checkpoints and step in checkpoints and not abs(value - checkpoints[step]) <= atol:
-            break
-    run.predictions = as_array(pred.data, "the predictions' .data")[:, 0]
+    pairs = tuple(sorted((checkpoints or {}).items()))
+    record = beside(loops.xor_training, Tensor, zero_grad, max_steps, lr, hidden, pairs, atol)
+    if not isinstance(record, dict) or not isinstance(record.get("losses"), list):
+        fail("the XOR training loop did not return its record (the code under test interfered with it)")
+    if record.get("problem"):
+        fail(*[str(part) for part in record["problem"]][:2])
+    if not all(type(loss) in (float, int) for loss in record["losses"]):
+        fail("the XOR training loop returned losses that are not numbers")
+    run = XorRun(losses=[float(loss) for loss in record["losses"]])
+    predictions = record.get("predictions")
+    if run.losses and not (isinstance(predictions, list) and all(type(p) in (float, int) for p in predictions)):
+        fail("the XOR training loop returned predictions that are not numbers")
+    run.predictions = np.array(predictions or [], dtype=np.float64)
     return run
 
 
@@ -94,7 +74,7 @@ def main(argv=None):
 
     run = train_xor(under_test("ch06").Tensor, zero_grad=not args.no_zero_grad)
     for step, loss in enumerate(run.losses):
-        if step % 100 == 0 or loss < TARGET_LOSS:
+        if step % 100 == 0 or loss < loops.TARGET_LOSS:
             print(f"step {step:4d}  loss {loss:.5f}")
     print("predictions", run.predictions.round(3))
 
