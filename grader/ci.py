@@ -18,6 +18,7 @@ from . import atomic, exports, grade, report
 from .labs import Lab
 from .manifest import Verification
 from .seam import Implementation
+from .text import code_span, markdown, points
 
 ADVISORY_NOTE = (
     "This score is advisory: CI on your fork grades your code with your copy of the kit. "
@@ -72,7 +73,7 @@ def annotation(reports: list[dict]) -> str:
 
 
 def _num(x) -> str:
-    return str(exports._num(x))
+    return str(points(x))
 
 
 def job_summary(reports: list[dict], integrity: dict) -> str:
@@ -87,7 +88,7 @@ def job_summary(reports: list[dict], integrity: dict) -> str:
         "| :-- | --: | --: | --: |",
     ]
     lines += [
-        f"| {exports._md(r['lab'], cell=True)} | {_num(r['score'])} | {_num(r['max_score'])} "
+        f"| {markdown(r['lab'], cell=True)} | {_num(r['score'])} | {_num(r['max_score'])} "
         f"| {r['counts']['passed']}/{len(r['tests'])} |"
         for r in reports
     ]
@@ -96,7 +97,7 @@ def job_summary(reports: list[dict], integrity: dict) -> str:
     lines.append("")
     if integrity["tampered"]:
         lines += ["> [!WARNING]", f"> **Tampered.** {TAMPERED_NOTE}", ">"]
-        lines += [f"> - {exports._code(finding)}" for finding in integrity["findings"]]
+        lines += [f"> - {code_span(finding)}" for finding in integrity["findings"]]
         lines.append("")
     lines += [ADVISORY_NOTE, ""]
     for r in reports:

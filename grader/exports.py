@@ -23,56 +23,38 @@ Formats followed:
 
 from __future__ import annotations
 
-import re
 import xml.etree.ElementTree as ET
+
+from .text import as_text, code_span, markdown, points, visible
 
 GRADESCOPE_VISIBILITY = ("visible", "hidden", "after_due_date", "after_published")
 ERROR_OUTCOMES = ("error", "timeout", "crashed")
 # Classroom knows pass, fail and error: a test that did not run to a verdict is an error, not a wrong answer.
 CLASSROOM_STATUS = {"passed": "pass", "failed": "fail", **dict.fromkeys((*ERROR_OUTCOMES, "not_run"), "error")}
 
-# Characters XML 1.0 forbids (C0 controls but tab/newline/return, lone surrogates, U+FFFE/U+FFFF).
-_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
-# Markdown punctuation that would otherwise start emphasis, links, HTML, code or a table cell.
-_MARKDOWN = re.compile(r"([\\`*_\[\]<>|~&])")
-
-
-def _num(x) -> int | float:
-    """Points as the report writes them: 3 rather than 3.0."""
-    return int(x) if float(x).is_integer() else x
-
-
-def _text(value) -> str:
-    return "" if value is None else str(value)
-
-
-def _visible(text) -> str:
-    """Text with the control characters XML 1.0 cannot carry (and a database may refuse) shown as escapes: \\x00."""
-    return _NOT_XML.sub(lambda m: f"\\x{ord(m.group()):02x}", _text(text))
-
 
 def _feedback(test: dict) -> str:
     """What a student reads about a test: its message, then its hint."""
-    parts = [_text(test.get("message"))] if test.get("message") else []
+    parts = [as_text(test.get("message"))] if test.get("message") else []
     if test.get("hint"):
-        parts.append(f"hint: {_text(test['hint'])}")
-    return _visible("\n".join(parts))
+        parts.append(f"hint: {as_text(test['hint'])}")
+    return visible("\n".join(parts))
 
 
 def _summary(report: dict) -> str:
     """Score and outcome counts in one line: '40/100 (30 passed, 46 failed)'."""
     counts = ", ".join(f"{n} {k.replace('_', ' ')}" for k, n in report["counts"].items() if n) or "no tests"
-    return f"{_num(report['score'])}/{_num(report['max_score'])} ({counts})"
+    return f"{points(report['score'])}/{points(report['max_score'])} ({counts})"
 
 
 def _isolation(report: dict) -> str:
     isolation = report["isolation"]
-    protections = "; ".join(_text(p) for p in isolation.get("protections", []))
+    protections = "; ".join(as_text(p) for p in isolation.get("protections", []))
     return f"{isolation['mode']} ({protections})" if protections else isolation["mode"]
 
 
 def _flag_line(flag: dict) -> str:
-    return f"line {flag.get('line', '?')} [{flag.get('code', '?')}] {_text(flag.get('message', flag))}"
+    return f"line {flag.get('line', '?')} [{flag.get('code', '?')}] {as_text(flag.get('message', flag))}"
 
 
 def junit_xml(report: dict) -> str:
@@ -85,27 +67,27 @@ def junit_xml(report: dict) -> str:
         "skipped": str(sum(t["outcome"] == "not_run" for t in tests)),
         "time": f"{float(report['duration_s']):.3f}",
     }
-    root = ET.Element("testsuites", {"name": _visible(report["lab"]), **counts})
-    suite = ET.SubElement(root, "testsuite", {"name": _visible(report["lab"]), **counts})
+    root = ET.Element("testsuites", {"name": visible(report["lab"]), **counts})
+    suite = ET.SubElement(root, "testsuite", {"name": visible(report["lab"]), **counts})
     properties = ET.SubElement(suite, "properties")
     for name, value in (
-        ("score", _num(report["score"])),
-        ("max_score", _num(report["max_score"])),
+        ("score", points(report["score"])),
+        ("max_score", points(report["max_score"])),
         ("implementation", report["implementation"]["name"]),
         ("isolation", _isolation(report)),
     ):
-        ET.SubElement(properties, "property", {"name": name, "value": _visible(value)})
+        ET.SubElement(properties, "property", {"name": name, "value": visible(value)})
     for test in tests:
         case = ET.SubElement(
             suite,
             "testcase",
             {
-                "classname": _visible(f"{report['lab']}.{test['task']}"),
-                "name": _visible(test["id"]),
+                "classname": visible(f"{report['lab']}.{test['task']}"),
+                "name": visible(test["id"]),
                 "time": f"{float(test['duration_s']):.3f}",
             },
         )
-        outcome, message = test["outcome"], _visible(test["message"])
+        outcome, message = test["outcome"], visible(test["message"])
         if outcome == "failed":
             ET.SubElement(case, "failure", {"message": message, "type": "failed"}).text = _feedback(test)
         elif outcome in ERROR_OUTCOMES:
@@ -113,7 +95,7 @@ def junit_xml(report: dict) -> str:
         elif outcome == "not_run":
             ET.SubElement(case, "skipped", {"message": message})
     if report["flags"]:
-        ET.SubElement(suite, "system-out").text = _visible("\n".join(_flag_line(f) for f in report["flags"]))
+        ET.SubElement(suite, "system-out").text = visible("\n".join(_flag_line(f) for f in report["flags"]))
     ET.indent(root)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
 
@@ -131,9 +113,9 @@ def gradescope_results(report: dict, *, visibility: str = "visible") -> dict:
         lines.append("Flags for the instructor to review (they do not change the score):")
         lines.extend(f"  {_flag_line(f)}" for f in report["flags"])
     return {
-        "score": _num(report["score"]),
+        "score": points(report["score"]),
         "execution_time": float(report["duration_s"]),
-        "output": _visible("\n".join(lines)),
+        "output": visible("\n".join(lines)),
         "output_format": "text",
         "test_output_format": "text",
         "test_name_format": "text",
@@ -141,9 +123,9 @@ def gradescope_results(report: dict, *, visibility: str = "visible") -> dict:
         "stdout_visibility": "hidden",
         "tests": [
             {
-                "name": _visible(test["id"]),
-                "score": _num(test["points"]),
-                "max_score": _num(test["max_points"]),
+                "name": visible(test["id"]),
+                "score": points(test["points"]),
+                "max_score": points(test["max_points"]),
                 "status": "passed" if test["outcome"] == "passed" else "failed",
                 "output": _feedback(test),
                 "visibility": visibility,
@@ -160,14 +142,14 @@ def classroom_results(report: dict) -> dict:
     return {
         "version": 1,
         "status": status,
-        "max_score": _num(report["max_score"]),
+        "max_score": points(report["max_score"]),
         "tests": [
             {
-                "name": _visible(test["id"]),
+                "name": visible(test["id"]),
                 "status": CLASSROOM_STATUS[test["outcome"]],
                 "message": _feedback(test),
                 "execution_time": f"{float(test['duration_s']):.3f}s",
-                "score": _num(test["points"]),
+                "score": points(test["points"]),
             }
             for test in report["tests"]
         ],
@@ -176,38 +158,25 @@ def classroom_results(report: dict) -> dict:
 
 def classroom_annotation(report: dict) -> str:
     """The workflow command that puts 'Points X/Y' on the run as a notice titled 'Autograding complete'."""
-    return f"::notice title=Autograding complete::Points {_num(report['score'])}/{_num(report['max_score'])}"
-
-
-def _md(text, *, cell: bool = False) -> str:
-    """Text that renders as itself in Markdown: punctuation escaped, lines joined (with <br> in a table cell)."""
-    lines = _MARKDOWN.sub(r"\\\1", _visible(text)).splitlines()
-    return ("<br>" if cell else " ").join(line.strip() for line in lines)
-
-
-def _code(text) -> str:
-    """Text as a Markdown code span that survives a table cell (pipes escaped, fence longer than any backtick run)."""
-    text = " ".join(_visible(text).splitlines()).replace("|", "\\|")
-    fence = "`" * (max((len(run) for run in re.findall("`+", text)), default=0) + 1)
-    pad = " " if text.startswith("`") or text.endswith("`") else ""
-    return f"{fence}{pad}{text}{pad}{fence}" if text else ""
+    return f"::notice title=Autograding complete::Points {points(report['score'])}/{points(report['max_score'])}"
 
 
 def job_summary_markdown(report: dict) -> str:
     """A GitHub job summary: the score, a row per task, the tests that lost points and why, the flags."""
     impl = report["implementation"]
     lines = [
-        f"## {_md(report['lab'])}: {_md(report['lab_title'])}",
+        f"## {markdown(report['lab'])}: {markdown(report['lab_title'])}",
         "",
-        f"**Score: {_md(_summary(report))}**",
+        f"**Score: {markdown(_summary(report))}**",
         "",
-        f"Code under test: {_md(impl['name'])}; isolation: {_md(_isolation(report))}",
+        f"Code under test: {markdown(impl['name'])}; isolation: {markdown(_isolation(report))}",
         "",
     ]
     if report["tasks"]:
         lines += ["| Task | Score | Passed |", "| :-- | --: | --: |"]
         lines += [
-            f"| {_md(t['title'], cell=True)} | {_num(t['score'])}/{_num(t['max_score'])} | {t['passed']}/{t['tests']} |"
+            f"| {markdown(t['title'], cell=True)} | {points(t['score'])}/{points(t['max_score'])} "
+            f"| {t['passed']}/{t['tests']} |"
             for t in report["tasks"]
         ]
         lines.append("")
@@ -223,17 +192,17 @@ def job_summary_markdown(report: dict) -> str:
         for test in lost:
             said = (test["message"], test["hint"])
             # A starter fails many tests for one reason: say it once.
-            message, hint = ("*same as above*", "") if said == previous else (_md(s, cell=True) for s in said)
+            message, hint = ("*same as above*", "") if said == previous else (markdown(s, cell=True) for s in said)
             previous = said
             lines.append(
-                f"| {_code(test['id'])} | {test['outcome'].replace('_', ' ')} "
-                f"| {_num(test['points'])}/{_num(test['max_points'])} | {message} | {hint} |"
+                f"| {code_span(test['id'])} | {test['outcome'].replace('_', ' ')} "
+                f"| {points(test['points'])}/{points(test['max_points'])} | {message} | {hint} |"
             )
         lines.append("")
     elif not report["tests"]:
         lines += ["No tests were collected.", ""]
     if report["flags"]:
         lines += ["### Flags for review (they do not change the score)", ""]
-        lines += [f"- {_md(_flag_line(f))}" for f in report["flags"]]
+        lines += [f"- {markdown(_flag_line(f))}" for f in report["flags"]]
         lines.append("")
     return "\n".join(lines)

@@ -16,13 +16,9 @@ from . import __version__, atomic
 from .labs import Lab
 from .runner import TestResult
 from .seam import Implementation
+from .text import points
 
 SCHEMA = "labkit.report/1"
-
-
-def _number(x: float) -> float | int:
-    """Points as ints when they are whole, so reports read 3 rather than 3.0."""
-    return int(x) if float(x).is_integer() else round(float(x), 6)
 
 
 def _numpy_version() -> str:
@@ -48,8 +44,8 @@ def build_report(
             {
                 "id": task.id,
                 "title": task.title,
-                "score": _number(sum(r.points for r in mine)),
-                "max_score": _number(sum(r.max_points for r in mine)),
+                "score": points(sum(r.points for r in mine)),
+                "max_score": points(sum(r.max_points for r in mine)),
                 "passed": sum(r.outcome == "passed" for r in mine),
                 "tests": len(mine),
             }
@@ -67,8 +63,8 @@ def build_report(
         "impl": impl.kind,
         "implementation": {"kind": impl.kind, "name": impl.display_name(lab), "sha256": impl.sha256(lab)},
         "isolation": isolation,
-        "score": _number(score),
-        "max_score": _number(max_score),
+        "score": points(score),
+        "max_score": points(max_score),
         "all_passed": counts["passed"] == len(results),
         "counts": counts,
         "tasks": tasks,
@@ -77,8 +73,8 @@ def build_report(
                 "id": r.id,
                 "task": r.task,
                 "outcome": r.outcome,
-                "points": _number(r.points),
-                "max_points": _number(r.max_points),
+                "points": points(r.points),
+                "max_points": points(r.max_points),
                 "duration_s": r.duration_s,
                 "message": r.message,
                 "hint": r.hint,

@@ -125,20 +125,12 @@ def _load_in_process(lab: labs.Lab, impl: Implementation):
     return module
 
 
-class LabUnderTest:
-    """The lab's public names, resolved lazily from the implementation the environment selects."""
+class _LabHandle:
+    """What the tests hold as ``lab``: the lab's public names, for the implementation the environment selects."""
 
     def __init__(self, lab_id: str):
         self._lab = labs.get(lab_id)
         self._impl = implementation_from_env(self._lab)
-        self._module = None
-        self._failure: SubmissionError | None = None
-        _local_labs.append(self)
-
-    def _select(self, path: Path, following: Path | None) -> None:
-        self._impl = Implementation("submission", path)
-        self._module = None
-        self._failure = None
 
     @property
     def lab(self) -> labs.Lab:
@@ -147,6 +139,25 @@ class LabUnderTest:
     @property
     def implementation(self) -> Implementation:
         return self._impl
+
+    def _check_public(self, name: str) -> None:
+        if name.startswith("_") or name not in self._lab.public:
+            raise AttributeError(f"{name} is not one of lab {self._lab.id}'s public names {list(self._lab.public)}")
+
+
+class LabUnderTest(_LabHandle):
+    """The lab's public names from the implementation loaded in this process, on first use."""
+
+    def __init__(self, lab_id: str):
+        super().__init__(lab_id)
+        self._module = None
+        self._failure: SubmissionError | None = None
+        _local_labs.append(self)
+
+    def _select(self, path: Path, following: Path | None) -> None:
+        self._impl = Implementation("submission", path)
+        self._module = None
+        self._failure = None
 
     def _load(self):
         if self._failure is not None:
@@ -160,8 +171,7 @@ class LabUnderTest:
         return self._module
 
     def __getattr__(self, name: str):
-        if name.startswith("_") or name not in self._lab.public:
-            raise AttributeError(f"{name} is not one of lab {self._lab.id}'s public names {list(self._lab.public)}")
+        self._check_public(name)
         module = self._load()
         try:
             return getattr(module, name)
@@ -178,12 +188,11 @@ _remote_labs: list[RemoteLab] = []
 _selected: list[Path] = []  # the submission a queue is grading now
 
 
-class RemoteLab:
+class RemoteLab(_LabHandle):
     """The lab's public names from a worker behind the wall (see grader.wall)."""
 
     def __init__(self, lab_id: str):
-        self._lab = labs.get(lab_id)
-        self._impl = implementation_from_env(self._lab)
+        super().__init__(lab_id)
         self._session = None
         self._next = None  # the following submission's session, started ahead of need
         _remote_labs.append(self)
@@ -201,14 +210,6 @@ class RemoteLab:
             wall.register(self._session)
         if following is not None and self._next is None:
             self._next = self._new_session(following)
-
-    @property
-    def lab(self) -> labs.Lab:
-        return self._lab
-
-    @property
-    def implementation(self) -> Implementation:
-        return self._impl
 
     def _start(self):
         if self._session is None:
@@ -230,8 +231,7 @@ class RemoteLab:
         return WallSession(self._lab, path, Limits.from_lab(self._lab.limits))
 
     def __getattr__(self, name: str):
-        if name.startswith("_") or name not in self._lab.public:
-            raise AttributeError(f"{name} is not one of lab {self._lab.id}'s public names {list(self._lab.public)}")
+        self._check_public(name)
         return self._start().public(name)
 
 

@@ -14,6 +14,8 @@ import re
 import statistics
 from collections import Counter
 
+from ..text import code_span, markdown
+
 HISTOGRAM_BINS = 10  # percent bands of 10 points; 100% has its own band
 TOP_MESSAGES = 3
 MESSAGE_CHARS = 160
@@ -167,10 +169,6 @@ def summary(lab_id: str, lab_title: str, max_score: float, records: list[dict], 
     }
 
 
-def _md(text: str) -> str:
-    return str(text).replace("|", "\\|").replace("\n", " ")
-
-
 def summary_markdown(doc: dict, *, hardest: int = 10) -> str:
     """summary.json for a person: what an instructor reads first."""
     dist = doc["distribution"]
@@ -195,7 +193,8 @@ def summary_markdown(doc: dict, *, hardest: int = 10) -> str:
     if doc["tasks"]:
         lines += ["## Tasks", "", "| task | mean score | full marks |", "| --- | ---: | ---: |"]
         for task in doc["tasks"]:
-            lines.append(f"| {_md(task['title'])} | {task['mean_fraction']:.0%} | {task['full_marks_rate']:.0%} |")
+            title = markdown(task["title"], cell=True)
+            lines.append(f"| {title} | {task['mean_fraction']:.0%} | {task['full_marks_rate']:.0%} |")
         lines.append("")
     missed = [t for t in doc["tests"] if t["failures"]][:hardest]
     if missed:
@@ -207,19 +206,21 @@ def summary_markdown(doc: dict, *, hardest: int = 10) -> str:
         ]
         for test in missed:
             common = test["common_failures"][0]
-            lines.append(
-                f"| {_md(test['id'])} | {test['pass_rate']:.0%} | {_md(common['message'])} ({common['count']}) |"
-            )
+            message = markdown(common["message"], cell=True)
+            lines.append(f"| {code_span(test['id'])} | {test['pass_rate']:.0%} | {message} ({common['count']}) |")
         lines.append("")
     if doc["not_graded"]:
         lines += ["## Not graded", "", "| student | status | reason |", "| --- | --- | --- |"]
-        lines += [f"| {_md(r['student'])} | {r['status']} | {_md(r['reason'])} |" for r in doc["not_graded"]]
+        lines += [
+            f"| {markdown(r['student'], cell=True)} | {r['status']} | {markdown(r['reason'], cell=True)} |"
+            for r in doc["not_graded"]
+        ]
         lines.append("")
     if doc["flagged"]:
         lines += ["## Flagged for review (static scan)", "", "| student | findings |", "| --- | --- |"]
         for r in doc["flagged"]:
             found = "; ".join(f"line {f['line']}: {f['message']}" for f in r["flags"][:5])
             more = f" (+{len(r['flags']) - 5} more)" if len(r["flags"]) > 5 else ""
-            lines.append(f"| {_md(r['student'])} | {_md(found)}{more} |")
+            lines.append(f"| {markdown(r['student'], cell=True)} | {markdown(found, cell=True)}{more} |")
         lines.append("")
     return "\n".join(lines)

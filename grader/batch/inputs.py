@@ -113,8 +113,7 @@ class Staging:
         problem = _problem(path)
         if problem:
             return Entry(student, "invalid", f"{source} {problem}", source)
-        entry = Entry(student, "ok", source=source)
-        folder = self.root / entry.key
+        folder = self.root / safe_name(student)  # Entry.key
         folder.mkdir(parents=True, exist_ok=True)
         copy = folder / path.name
         data = path.read_bytes()

@@ -1,0 +1,39 @@
+"""Text for people and for other tools: points as numbers, control characters made visible,
+Markdown escaped. Shared by the report, its exports, the CI summary and the class summary."""
+
+from __future__ import annotations
+
+import re
+
+# Characters XML 1.0 forbids (C0 controls but tab/newline/return, lone surrogates, U+FFFE/U+FFFF).
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+# Markdown punctuation that would otherwise start emphasis, links, HTML, code or a table cell.
+_MARKDOWN = re.compile(r"([\\`*_\[\]<>|~&])")
+
+
+def points(x) -> int | float:
+    """Points as ints when they are whole, so reports read 3 rather than 3.0."""
+    return int(x) if float(x).is_integer() else round(float(x), 6)
+
+
+def as_text(value) -> str:
+    return "" if value is None else str(value)
+
+
+def visible(value) -> str:
+    """Text with the control characters XML 1.0 cannot carry (and a database may refuse) shown as escapes: \\x00."""
+    return _NOT_XML.sub(lambda m: f"\\x{ord(m.group()):02x}", as_text(value))
+
+
+def markdown(value, *, cell: bool = False) -> str:
+    """Text that renders as itself in Markdown: punctuation escaped, lines joined (with <br> in a table cell)."""
+    lines = _MARKDOWN.sub(r"\\\1", visible(value)).splitlines()
+    return ("<br>" if cell else " ").join(line.strip() for line in lines)
+
+
+def code_span(value) -> str:
+    """Text as a Markdown code span that survives a table cell (pipes escaped, fence longer than any backtick run)."""
+    text = " ".join(visible(value).splitlines()).replace("|", "\\|")
+    fence = "`" * (max((len(run) for run in re.findall("`+", text)), default=0) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}" if text else ""
