@@ -117,9 +117,10 @@ def bench_batch(repeat: int, size: int = 200) -> dict:
     """A generated class through `grader batch` with 1 and N jobs, against in-process grading.
 
     One run of each (a run of 200 students is itself an average); the in-process figure
-    grades the honest submissions in one pytest session (trusted code only).
+    grades the honest submissions (trusted code only) in the batch's chunks.
     """
     from . import runner
+    from .batch.run import MAX_CHUNK
     from .seam import Implementation
 
     jobs = os.cpu_count() or 1
@@ -146,8 +147,12 @@ def bench_batch(repeat: int, size: int = 200) -> dict:
                     str(n),
                 ]
             )
+        # The same students in-process, in chunks as long as the batch's (one pytest session
+        # each): one session for all would load every file into one process and slow down.
         started = time.perf_counter()
-        runner.run_many(lab, [Implementation("submission", folder / f"{n}.py") for n in honest], isolation="in-process")
+        for first in range(0, len(honest), MAX_CHUNK):
+            chunk = [Implementation("submission", folder / f"{n}.py") for n in honest[first : first + MAX_CHUNK]]
+            runner.run_many(lab, chunk, isolation="in-process")
         in_process = (time.perf_counter() - started) / len(honest)
         walled = [json.loads((Path(tmp) / "out1" / "reports" / f"{n}.json").read_text())["duration_s"] for n in honest]
     throughput = {n: size / t for n, t in times.items()}

@@ -105,6 +105,9 @@ def _pytest_command(lab: Lab, extra: list[str], json_path: Path | None = None) -
 
 def _child_env(lab: Lab, impl: Implementation, progress: Path, extra_env: dict[str, str]) -> dict[str, str]:
     env = dict(os.environ)
+    # pytest may cache the kit's compiled (and assertion-rewritten) modules in __pycache__: a
+    # session then starts without compiling them again (the worker never reads those caches).
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     env[LIMITS_ENV] = json.dumps(lab.limits)  # the limits this run was given, overrides included
     env[IMPL_ENV] = impl.env_value
     env[LAB_ENV] = lab.id
