@@ -8,6 +8,10 @@ VENV := .venv
 BIN := $(VENV)/bin
 READY := $(VENV)/.labkit-installed
 
+# The kit starts many Python processes: each may cache the modules it compiled in __pycache__,
+# even where the machine says not to, so the next one does not compile them again.
+unexport PYTHONDONTWRITEBYTECODE
+
 LAB ?= $(if $(CH),ch$(CH),)
 IMPL ?= mine
 # IMPL is mine, ref, or the path of a submission file. WALL=1 grades your own code behind the
@@ -61,15 +65,12 @@ lab:
 endif
 
 # 4 workers on any machine: the red team spends most of its time waiting for time limits.
-# The kit's tests start many pytest sessions: Python may cache compiled modules in __pycache__
-# even where the machine says not to (PYTHONDONTWRITEBYTECODE), so each is compiled once.
-CACHED = env -u PYTHONDONTWRITEBYTECODE
 test: $(READY)
-	$(CACHED) $(BIN)/python -m pytest -n 4 --dist loadscope --durations=15 tests
+	$(BIN)/python -m pytest -n 4 --dist loadscope --durations=15 tests
 
 # The same, with every mutant graded behind the wall too (make test grades a third there).
 test-all: $(READY)
-	$(CACHED) LABKIT_ALL_MUTANTS=1 $(BIN)/python -m pytest -n 4 --dist loadscope --durations=15 tests
+	LABKIT_ALL_MUTANTS=1 $(BIN)/python -m pytest -n 4 --dist loadscope --durations=15 tests
 
 lint: $(READY)
 	$(BIN)/ruff check .

@@ -215,7 +215,7 @@ IN_ONE_OPERATION = [
         message="File too large",
         max_score=99,
     ),
-    Hostile("chatty_every_test.py", all_outcomes="passed"),  # the output limit is per test
+    Hostile("chatty_backward.py", all_outcomes="passed"),  # the output limit is per test
     Hostile(
         "trusted_memory_flood.py",  # a forged 10 MB frame on the wire: refused before it is parsed
         outcomes={POW_TEST: "crashed"},
