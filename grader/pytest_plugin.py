@@ -146,9 +146,8 @@ def pytest_runtestloop(session):
 
     queue = json.loads(Path(queue_path).read_text(encoding="utf-8"))
     items = session.items
-    for index, entry in enumerate(queue):
-        following = queue[index + 1]["path"] if index + 1 < len(queue) else None
-        seam.select_submission(Path(entry["path"]), following=Path(following) if following else None)
+    for entry in queue:
+        seam.select_submission(Path(entry["path"]))
         _emit(session.config, {"event": "submission", "key": entry["key"]})
         for i, item in enumerate(items):
             item.config.hook.pytest_runtest_protocol(item=item, nextitem=items[i + 1] if i + 1 < len(items) else None)
@@ -163,10 +162,10 @@ def pytest_sessionfinish(session):
     if isolation_from_env() == "worker":
         from . import seam, wall
 
-        seam.close_prepared()
         if wall.active() is not None:
             _emit(session.config, {"event": "isolation", "protections": wall.active().protections})
         wall.close()
+        seam.close_sandboxes()
 
 
 @pytest.hookimpl(hookwrapper=True)

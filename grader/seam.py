@@ -11,6 +11,7 @@ makes every test fail with the same clear message instead of breaking collection
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib
 import importlib.util
@@ -154,7 +155,7 @@ class LabUnderTest(_LabHandle):
         self._failure: SubmissionError | None = None
         _local_labs.append(self)
 
-    def _select(self, path: Path, following: Path | None) -> None:
+    def _select(self, path: Path) -> None:
         self._impl = Implementation("submission", path)
         self._module = None
         self._failure = None
@@ -194,22 +195,17 @@ class RemoteLab(_LabHandle):
     def __init__(self, lab_id: str):
         super().__init__(lab_id)
         self._session = None
-        self._next = None  # the following submission's session, started ahead of need
+        self._box = None  # the sandbox every submission of this process is loaded into, in turn
         _remote_labs.append(self)
         path = self._impl.path
         if not os.environ.get(QUEUE_ENV) and path is not None and path.is_file():
             self._start()  # the worker gets ready while pytest collects the tests
+        else:
+            self._sandbox()  # a queue's: numpy is imported while pytest collects the tests
 
-    def _select(self, path: Path, following: Path | None) -> None:
+    def _select(self, path: Path) -> None:
         self._impl = Implementation("submission", path)
         self._session = None
-        if self._next is not None and self._next.submission == path:
-            self._session, self._next = self._next, None
-            from . import wall
-
-            wall.register(self._session)
-        if following is not None and self._next is None:
-            self._next = self._new_session(following)
 
     def _start(self):
         if self._session is None:
@@ -224,11 +220,28 @@ class RemoteLab(_LabHandle):
             wall.register(self._session)
         return self._session
 
+    def _sandbox(self):
+        """The running sandbox to load the next submission into (a new one if the last one died)."""
+        from .wall import sandbox
+
+        if self._box is None or not self._box.alive:
+            if self._box is not None:
+                self._box.close()
+            self._box = sandbox.start(self._lab, sandbox.Limits.from_lab(self._lab.limits))
+        return self._box
+
     def _new_session(self, path: Path):
         from .wall.sandbox import Limits
         from .wall.session import WallSession
 
-        return WallSession(self._lab, path, Limits.from_lab(self._lab.limits))
+        return WallSession(self._lab, path, Limits.from_lab(self._lab.limits), box=self._sandbox())
+
+    def _close_sandbox(self) -> None:
+        if self._box is not None:
+            with contextlib.suppress(OSError):
+                self._box.send({"op": "quit"})
+            self._box.close()
+            self._box = None
 
     def __getattr__(self, name: str):
         self._check_public(name)
@@ -248,16 +261,15 @@ def under_test(lab_id: str):
     return LabUnderTest(lab_id)
 
 
-def select_submission(path: Path, following: Path | None = None) -> None:
-    """Aim every lab handle at the submission ``path`` (a queue's next one); behind the wall,
-    start ``following``'s worker ahead of need.
+def select_submission(path: Path) -> None:
+    """Aim every lab handle at the submission ``path`` (a queue's next one).
 
     In-process, a queue is for trusted code only (the kit's own mutants): every file runs
     in the one test process.
     """
     _selected[:] = [path]
     for handle in (*_local_labs, *_remote_labs):
-        handle._select(path, following)
+        handle._select(path)
 
 
 def code_under_test_files() -> set[str]:
@@ -272,12 +284,10 @@ def code_under_test_files() -> set[str]:
     return {str(Path(impl).resolve())}
 
 
-def close_prepared() -> None:
-    """Stop workers started ahead of need that no submission used (the queue ended early)."""
+def close_sandboxes() -> None:
+    """Stop the sandboxes of this process (at the end of the pytest session)."""
     for remote in _remote_labs:
-        if remote._next is not None:
-            remote._next.close()
-            remote._next = None
+        remote._close_sandbox()
 
 
 def read_many(pairs) -> list:

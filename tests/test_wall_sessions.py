@@ -12,7 +12,8 @@ import dataclasses
 import pytest
 
 from grader import labs
-from grader.failures import WorkerFailure, WorkerTimeout
+from grader.failures import SubmissionError, WorkerFailure, WorkerTimeout
+from grader.wall import sandbox
 from grader.wall.sandbox import Limits
 from grader.wall.session import WallSession
 from tests.mutation import reference_source
@@ -104,3 +105,44 @@ def test_an_object_of_an_earlier_test_reaches_nothing(session):
         float(kept * 2.0)
     session.end()
     assert honest_test(session) == 7.0
+
+
+def test_a_sandbox_serves_submissions_in_turn(tmp_path):
+    """A batch job loads one student after another into one sandbox: the last one's folder is
+    gone and its processes dead before the next is graded, which gets its own result."""
+    lab = labs.get("ch06")
+    limits = Limits.from_lab(lab.limits)
+    first, second = tmp_path / "first.py", tmp_path / "second.py"
+    first.write_text(reference_source("ch06") + EXTRAS, encoding="utf-8")
+    second.write_text("class Value:\n    pass\n", encoding="utf-8")
+    box = sandbox.start(lab, limits)
+    try:
+        one = WallSession(lab, first, limits, box=box)
+        Value = one.public("Value")
+        assert Value(1.0).leave_a_thread() == 1.0
+        folder = box.folder
+        one.current.sync()
+        one.end()
+        one.close()
+        assert not folder.exists()
+        two = WallSession(lab, second, limits, box=box)
+        with pytest.raises(SubmissionError, match="does not define Tensor"):
+            two.public("Tensor")
+        assert honest_test_with(two) is None  # Value() works, its arithmetic does not exist
+        two.close()
+        assert box.alive
+    finally:
+        box.send({"op": "quit"})
+        box.close()
+
+
+def honest_test_with(session):
+    Value = session.public("Value")
+    try:
+        Value() * 2.0
+        session.current.sync()
+    except (TypeError, AttributeError):  # as in-process: Value has no __mul__
+        return None
+    finally:
+        session.end()
+    return "multiplied"

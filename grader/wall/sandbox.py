@@ -183,11 +183,42 @@ class Sandbox:
     uid: int | None
     gid: int | None
     _runs: int = field(default=0)
+    loads: int = field(default=0)
+    folder: Path | None = None  # the loaded submission's folder
+
+    def load(self, submission: Path) -> int:
+        """Give the zygote the next submission (it kills every process of the last one first).
+
+        Returns the load's number; the zygote answers ``loaded`` for ``load<number>``."""
+        self.loads += 1
+        self.folder = self.scratch / f"submission-{self.loads}"
+        self.folder.mkdir(mode=0o711)
+        display = self.folder / submission.name
+        shutil.copyfile(submission, display)
+        os.chmod(display, 0o644)
+        self.send({"op": "load", "load": self.loads, "display_path": str(display)})
+        return self.loads
+
+    def unload(self) -> None:
+        """Ask the zygote to kill every process of the loaded submission (it answers ``unloaded``)."""
+        self.send({"op": "unload", "load": self.loads})
+
+    def forget_folder(self) -> None:
+        if self.folder is not None:
+            shutil.rmtree(self.folder, ignore_errors=True)
+            self.folder = None
+
+    def send(self, message: dict) -> None:
+        self.control.send(json.dumps(message).encode())
+
+    @property
+    def alive(self) -> bool:
+        return self.process.poll() is None
 
     def new_workdir(self) -> Path:
         """An empty folder for one test's child (the only place it may write)."""
         self._runs += 1
-        workdir = self.scratch / f"run-{self._runs}"
+        workdir = self.folder / f"run-{self._runs}"
         workdir.mkdir(mode=0o700)
         if self.uid is not None:
             os.chown(workdir, self.uid, self.gid)
@@ -203,13 +234,10 @@ class Sandbox:
         shutil.rmtree(self.scratch, ignore_errors=True)
 
 
-def start(lab, submission: Path, limits: Limits, *, module_name: str = "submission") -> Sandbox:
-    """Copy the submission into a fresh scratch folder and start the worker's zygote."""
+def start(lab, limits: Limits, *, module_name: str = "submission") -> Sandbox:
+    """Start the worker's zygote in a fresh scratch folder; ``Sandbox.load`` gives it a submission."""
     scratch = Path(tempfile.mkdtemp(prefix="labkit-wall-"))
     os.chmod(scratch, 0o711)
-    display = scratch / submission.name
-    shutil.copyfile(submission, display)
-    os.chmod(display, 0o644)
     site = scratch / "site"
     site.mkdir()
     packages = _package_dirs([n for n in lab.allowed_imports if n not in sys.stdlib_module_names])
@@ -219,7 +247,8 @@ def start(lab, submission: Path, limits: Limits, *, module_name: str = "submissi
         "separate worker process per test, killed with its process group",
         "isolated interpreter: the kit is not on its import path",
         "scrubbed environment",
-        "scratch folder: a copy of the submission, deleted afterwards",
+        "scratch folder: a copy of the submission, deleted afterwards; every process of the "
+        "submission killed before the next one is loaded",
         f"limits: {limits.test_seconds:g} s per test, {limits.call_seconds:g} s per call, "
         f"{limits.cpu_seconds} s CPU, {limits.memory_mb} MiB memory, {limits.output_kb} KiB output",
         f"import allow-list: {', '.join(lab.allowed_imports)}",
@@ -248,8 +277,6 @@ def start(lab, submission: Path, limits: Limits, *, module_name: str = "submissi
             *(f"numpy.{m}" for m in ("random", "linalg", "fft") if "numpy" in lab.allowed_imports),
         ],
         "control_fd": child.fileno(),
-        "submission": str(display),
-        "display_path": str(display),
         "module": module_name,
         "public": list(lab.public),
         # The lab's trusted loops (grader.seam.beside), loaded by the zygote before any student code.

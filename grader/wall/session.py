@@ -438,13 +438,20 @@ def _describe(op: str, target, name) -> str:
 
 
 class WallSession:
-    """The worker of one grading session: the zygote, the current test's child and the next one."""
+    """One submission behind the wall: its load into a zygote, the current test's child and the next one.
 
-    def __init__(self, lab, submission, limits: sandbox.Limits):
+    ``box``: a running sandbox to load the submission into (a batch's students share one,
+    one after another, so numpy is imported once per batch job, not once per student); by
+    default the session starts its own and stops it when it closes.
+    """
+
+    def __init__(self, lab, submission, limits: sandbox.Limits, box: sandbox.Sandbox | None = None):
         self.lab = lab
         self.submission = submission
         self.limits = limits
-        self.box = sandbox.start(lab, submission, limits)
+        self.owns_box = box is None
+        self.box = box if box is not None else sandbox.start(lab, limits)
+        self.load = self.box.load(submission)
         self.learned: dict = {}
         self.broken: SubmissionError | None = None
         self.ready = False
@@ -474,8 +481,8 @@ class WallSession:
     def _wait_ready(self) -> None:
         if self.ready:
             return
-        message = self._control(60)
-        if message is None or message.get("op") != "ready":
+        message = self._await(f"load{self.load}", "loaded", 60)
+        if message is None:
             raise WorkerCrashed("crashed: the worker did not start")
         self.ready = True
         if message.get("syntax_error"):
@@ -488,7 +495,7 @@ class WallSession:
 
     def _fork(self) -> Channel:
         self.forks += 1
-        test = f"t{self.forks}"
+        test = f"l{self.load}t{self.forks}"  # unique in the box: messages about earlier loads may still arrive
         to_child_r, to_child_w = os.pipe()
         from_child_r, from_child_w = os.pipe()
         workdir = self.box.new_workdir()
@@ -617,6 +624,16 @@ class WallSession:
         for channel in (self.current, self.following, *self.spares):
             if channel is not None:
                 channel.close_fds()
+        if not self.owns_box:
+            # A shared box serves the next submission only once every process of this one is dead.
+            try:
+                self.box.unload()
+                unloaded = self._await(f"load{self.load}", "unloaded", 10)
+            except (OSError, WorkerFailure):
+                unloaded = None
+            if unloaded is not None:
+                self.box.forget_folder()
+                return
         with contextlib.suppress(OSError):
             self.box.control.send(json.dumps({"op": "quit"}).encode())
         self.box.close()

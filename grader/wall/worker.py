@@ -3,9 +3,11 @@
 It is started by grader.wall.sandbox as ``python -I -S -c <bootstrap>`` inside the
 sandbox, with this module's source and the codec's, and cannot import the kit.
 
-The *zygote* (``zygote_main``) never runs student code: it imports numpy, compiles the
-submission, and forks a *child* on a fresh channel that the trusted side passes over
-the control socket. The child (``child_main``) limits itself, drops privileges when it
+The *zygote* (``zygote_main``) never runs student code: it imports numpy and the lab's
+trusted loops once, then for each submission it is given (one after another: a batch's
+students share it) compiles the file and forks *children*, each on a fresh channel that
+the trusted side passes over the control socket. Loading the next submission first kills
+every process of the last one. The child (``child_main``) limits itself, drops privileges when it
 can, installs its guards, executes the submission in a new module and serves requests.
 A child serves test after test while they end cleanly, as the submission's module
 would in-process; after a crash, a timeout or an error left pending, the next test
@@ -54,16 +56,7 @@ def zygote_main(config):
         HELPERS[name] = helper
     _become_subreaper()
     ctl = socket.socket(fileno=config["control_fd"])
-    source_path = config["submission"]
-    try:
-        with open(source_path, "rb") as f:
-            code = compile(f.read(), config["display_path"], "exec", dont_inherit=True)
-        ready = {"op": "ready"}
-    except SyntaxError as exc:
-        code, ready = None, {"op": "ready", "syntax_error": {"line": exc.lineno, "message": exc.msg}}
-    except (OSError, ValueError) as exc:
-        code, ready = None, {"op": "ready", "syntax_error": {"line": None, "message": str(exc)}}
-    _send_control(ctl, ready)
+    code = None  # the loaded submission, compiled (never run here)
     if config.get("memory_bytes"):
         _limit(resource.RLIMIT_AS, config["memory_bytes"])  # inherited by every child
     gc.freeze()  # what is loaded now is never garbage: children skip it in collections and share its pages
@@ -85,7 +78,18 @@ def zygote_main(config):
             if not message:
                 break  # the trusted side is gone
             request = json.loads(message)
-            if request["op"] == "fork" and code is not None:
+            if request["op"] in ("load", "unload"):
+                # One submission after another: nothing of the last one may outlive it.
+                _stop_all(children)
+                code = None
+                loaded = {"op": f"{request['op']}ed", "test": f"load{request['load']}"}
+                if request["op"] == "load":
+                    config["display_path"] = request["display_path"]
+                    code, problem = _compile(request["display_path"])
+                    if problem:
+                        loaded["syntax_error"] = problem
+                _send_control(ctl, loaded)
+            elif request["op"] == "fork" and code is not None:
                 pid = os.fork()
                 if pid == 0:
                     ctl.close()
@@ -107,6 +111,9 @@ def zygote_main(config):
                         _kill_group(pid)
             elif request["op"] == "quit":
                 break
+            if request["op"] != "fork" or code is None:
+                for fd in fds:  # descriptors for a child that will not be forked
+                    os.close(fd)
         for pid, test in list(children.items()):
             try:
                 done, status = os.waitpid(pid, os.WNOHANG)
@@ -117,8 +124,27 @@ def zygote_main(config):
                 _kill_group(pid)
                 _reap_descendants(keep=set(children))
                 _send_control(ctl, {"op": "exited", "test": test, "status": _status(status)})
+    _stop_all(children)
+
+
+def _compile(path):
+    """The submission compiled (compiling runs none of it), or the reason it cannot be."""
+    try:
+        with open(path, "rb") as f:
+            return compile(f.read(), path, "exec", dont_inherit=True), None
+    except SyntaxError as exc:
+        return None, {"line": exc.lineno, "message": exc.msg}
+    except (OSError, ValueError) as exc:
+        return None, {"line": None, "message": str(exc)}
+
+
+def _stop_all(children):
     for pid in children:
         _kill_group(pid)
+    for pid in children:
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(pid, 0)
+    children.clear()
     _reap_descendants(keep=set())
 
 
