@@ -20,6 +20,7 @@ import time
 from pathlib import Path
 
 from . import labs, starter
+from .bench_engine import bench_backward, bench_engine
 
 RESULTS = labs.KIT_ROOT / "bench" / "results.json"
 
@@ -35,6 +36,27 @@ def _median_seconds(command: list[str], repeat: int, env: dict | None = None) ->
 
 def _grader(*args: str) -> list[str]:
     return [sys.executable, "-m", "grader", "run", *args]
+
+
+def bench_grading(repeat: int) -> dict:
+    """One lab graded with the reference, against its floors: starting Python with numpy and
+    pytest, and a bare pytest run of the lab's tests. ``overhead`` is the grader's share on top."""
+    floor = _median_seconds([sys.executable, "-c", "import numpy, pytest"], repeat)
+    figures = {"floor": {"import_numpy_pytest_s": round(floor, 3)}}
+    bare_flags = ["-q", "-p", "no:xdist", "-p", "no:cacheprovider", "-p", "no:pytest_jsonreport"]
+    for lab in labs.discover().values():
+        bare = _median_seconds(
+            [sys.executable, "-m", "pytest", str(lab.tests), *bare_flags], repeat, env=dict(os.environ, IMPL="ref")
+        )
+        grader = _median_seconds(_grader("--lab", lab.id, "--impl", "ref"), repeat)
+        make = _median_seconds(["make", "lab", f"LAB={lab.id}", "IMPL=ref"], repeat)
+        figures[f"{lab.id}/reference"] = {
+            "bare_pytest_s": round(bare, 3),
+            "grader_run_s": round(grader, 3),
+            "make_lab_s": round(make, 3),
+            "overhead": round(grader / bare - 1, 2),
+        }
+    return figures
 
 
 def bench_wall(repeat: int) -> dict:
@@ -175,7 +197,14 @@ def bench_batch(repeat: int, size: int = 200) -> dict:
     }
 
 
-SUITES = {"wall": bench_wall, "batch": bench_batch}
+# In the order they run; the batch suite (minutes) last.
+SUITES = {
+    "grading": bench_grading,
+    "wall": bench_wall,
+    "engine": bench_engine,
+    "backward": bench_backward,
+    "batch": bench_batch,
+}
 
 
 def machine() -> dict:
