@@ -146,3 +146,22 @@ def honest_test_with(session):
     finally:
         session.end()
     return "multiplied"
+
+
+def test_a_dead_sandbox_is_replaced_for_the_next_submission(monkeypatch):
+    """If a batch job's sandbox dies (killed from outside), the next student gets a new one."""
+    from grader import seam
+    from grader.progress import QUEUE_ENV
+
+    monkeypatch.setenv(QUEUE_ENV, "queue.json")  # a queue's handle: the sandbox starts, no submission yet
+    remote = seam.RemoteLab("ch06")
+    try:
+        box = remote._sandbox()
+        assert box.alive and remote._sandbox() is box
+        box.process.kill()
+        box.process.wait(timeout=10)
+        replacement = remote._sandbox()
+        assert replacement is not box and replacement.alive
+    finally:
+        remote._close_sandbox()
+        seam._remote_labs.remove(remote)
