@@ -20,7 +20,7 @@ IMPL_ARGS = $(if $(filter mine ref,$(IMPL)),--impl $(IMPL),--submission $(IMPL))
 REPORT = reports/$(LAB)-$(if $(filter mine ref,$(IMPL)),$(IMPL),$(basename $(notdir $(IMPL)))).json
 
 .DEFAULT_GOAL := help
-.PHONY: help setup test test-all lint format starters bench batch grade
+.PHONY: help setup test lint format starters bench batch grade
 
 help:
 	@echo "make lab CH=06 [IMPL=mine|ref|path] [WALL=1]   grade a lab (LAB=lesson1_3 for labs without a chapter number)"
@@ -67,10 +67,6 @@ endif
 # 4 workers on any machine: the red team spends most of its time waiting for time limits.
 test: $(READY)
 	$(BIN)/python -m pytest -n 4 --dist loadscope --durations=15 tests
-
-# The same, with every mutant graded behind the wall too (make test grades a third there).
-test-all: $(READY)
-	LABKIT_ALL_MUTANTS=1 $(BIN)/python -m pytest -n 4 --dist loadscope --durations=15 tests
 
 lint: $(READY)
 	$(BIN)/ruff check .

@@ -11,7 +11,6 @@ makes every test fail with the same clear message instead of breaking collection
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import importlib
 import importlib.util
@@ -238,8 +237,6 @@ class RemoteLab(_LabHandle):
 
     def _close_sandbox(self) -> None:
         if self._box is not None:
-            with contextlib.suppress(OSError):
-                self._box.send({"op": "quit"})
             self._box.close()
             self._box = None
 

@@ -5,14 +5,11 @@ Mutants are graded in chunks, one pytest session per chunk (grader.runner.run_ma
 chunk is a test class, and `make test` distributes whole classes to its xdist workers
 (--dist loadscope), so each chunk is graded once, by one worker.
 
-Every mutant is graded in-process. Behind the wall, `make test` grades one chunk in three
-of each lab (a third of every catalogue, the same third each time), to keep CI under its
-10 minutes; `make test-all` (LABKIT_ALL_MUTANTS=1) grades every mutant in both modes.
+Every mutant is graded in both modes.
 """
 
 import dataclasses
 import functools
-import os
 
 import pytest
 
@@ -22,7 +19,6 @@ from tests.mutation import apply, catalogue, reference_source
 
 CHUNKS = 6  # per lab and isolation mode: short chunks pack well onto the xdist workers
 MODES = ("in-process", "worker")
-WALLED_CHUNKS = range(CHUNKS) if os.environ.get("LABKIT_ALL_MUTANTS") else (0, 3)  # every third mutant
 # A bug that makes a test loop forever costs its time limit: 5 s, not the lab's 10, still
 # five times what the reference's slowest test needs.
 MUTANT_LIMITS = {"test_seconds": 5, "call_seconds": 5, "cpu_seconds": 5}
@@ -74,7 +70,7 @@ def pytest_generate_tests(metafunc):
 
 for _lab_id in labs.discover():
     for _isolation in MODES:
-        for _index in range(CHUNKS) if _isolation == "in-process" else WALLED_CHUNKS:
+        for _index in range(CHUNKS):
             _name = f"TestMutants_{_lab_id}_{_isolation.replace('-', '_')}_{_index}"
             globals()[_name] = type(_name, (_Chunk,), {"lab_id": _lab_id, "isolation": _isolation, "index": _index})
 

@@ -132,7 +132,6 @@ def test_a_sandbox_serves_submissions_in_turn(tmp_path):
         two.close()
         assert box.alive
     finally:
-        box.send({"op": "quit"})
         box.close()
 
 
@@ -165,3 +164,14 @@ def test_a_dead_sandbox_is_replaced_for_the_next_submission(monkeypatch):
     finally:
         remote._close_sandbox()
         seam._remote_labs.remove(remote)
+
+
+def test_several_reads_are_one_request_with_each_error_its_own(session):
+    Value = session.public("Value")
+    y = Value(3.0) * 2.0
+    y.backward()
+    channel = session.current
+    assert channel.read_many([(y, "data"), (y, "grad")]) == [6.0, 1.0]
+    with pytest.raises(AttributeError, match="no_such_attribute"):
+        channel.read_many([(y, "data"), (y, "no_such_attribute")])
+    session.end()

@@ -225,12 +225,22 @@ class Sandbox:
         return workdir
 
     def close(self) -> None:
+        """Stop the zygote and everything it started, then delete the scratch folder.
+
+        Asked to quit, the zygote kills its children and exits, and unshare exits after it:
+        once the wait returns no process of the sandbox is left. Killing the process group
+        is for a zygote that does not answer (it would take a moment to die)."""
+        with contextlib.suppress(OSError):
+            self.send({"op": "quit"})
+        try:
+            self.process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.process.pid, signal.SIGKILL)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.process.wait(timeout=10)
         with contextlib.suppress(OSError):
             self.control.close()
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(self.process.pid, signal.SIGKILL)
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            self.process.wait(timeout=10)
         shutil.rmtree(self.scratch, ignore_errors=True)
 
 

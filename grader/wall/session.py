@@ -634,8 +634,6 @@ class WallSession:
             if unloaded is not None:
                 self.box.forget_folder()
                 return
-        with contextlib.suppress(OSError):
-            self.box.control.send(json.dumps({"op": "quit"}).encode())
         self.box.close()
 
     # -- names and exceptions ------------------------------------------------------------
