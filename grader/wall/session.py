@@ -321,11 +321,10 @@ class Channel:
         key = ("attribute", owner._labkit_type, name)
         if self.session.learned.get(key) == "method":
             return RemoteMethod(owner, name)
-        answer = self.request("getattr", owner, name=name)
-        if isinstance(answer, dict) and answer.get("method") is True:
+        value = _attribute(owner, name, self.request("getattr", owner, name=name))
+        if isinstance(value, RemoteMethod):
             self.session.learned[key] = "method"
-            return RemoteMethod(owner, name)
-        return answer["value"] if isinstance(answer, dict) and "value" in answer else answer
+        return value
 
     def read_many(self, pairs) -> list:
         """``[getattr(obj, name) for obj, name in pairs]`` in one request and one reply."""
@@ -350,10 +349,8 @@ class Channel:
             if isinstance(answer, dict) and "error" in answer:
                 first_error = first_error or answer["error"]
                 values.append(None)
-            elif isinstance(answer, dict) and answer.get("method") is True:
-                values.append(RemoteMethod(obj, name))
             else:
-                values.append(answer["value"] if isinstance(answer, dict) and "value" in answer else answer)
+                values.append(_attribute(obj, name, answer))
         if first_error is not None:
             self._raise_remote(first_error)
         return values
@@ -390,7 +387,7 @@ class Channel:
                 self._flush()
         elif self.exit_status is None:
             with contextlib.suppress(OSError):
-                self.session.box.control.send(json.dumps({"op": "kill", "test": self.test}).encode())
+                self.session.box.send({"op": "kill", "test": self.test})
         self.close_fds()
         self.exit_status = self.exit_status or {}
 
@@ -400,6 +397,13 @@ class Channel:
                 with contextlib.suppress(OSError):
                     os.close(fd)
         self.read_fd = self.write_fd = -1
+
+
+def _attribute(owner: RemoteObject, name: str, answer):
+    """What reading ``owner.name`` gives, from the worker's answer: a method, or the value."""
+    if isinstance(answer, dict) and answer.get("method") is True:
+        return RemoteMethod(owner, name)
+    return answer["value"] if isinstance(answer, dict) and "value" in answer else answer
 
 
 def _copy_back(args, mutated) -> None:
@@ -529,13 +533,13 @@ class WallSession:
 
     def kill(self, channel: Channel) -> dict:
         if channel.test not in self.exits:
-            self.box.control.send(json.dumps({"op": "kill", "test": channel.test}).encode())
+            self.box.send({"op": "kill", "test": channel.test})
         return self.wait_exit(channel)
 
     def wait_exit(self, channel: Channel) -> dict:
         if channel.exit_status is None:
             if channel.test not in self.exits and self._await(channel.test, "exited", 5) is None:
-                self.box.control.send(json.dumps({"op": "kill", "test": channel.test}).encode())
+                self.box.send({"op": "kill", "test": channel.test})
                 self._await(channel.test, "exited", 10)
             channel.exit_status = self.exits.pop(channel.test, {"signal": signal.SIGKILL})
             channel.close_fds()
@@ -580,7 +584,7 @@ class WallSession:
                 raise WorkerCrashed("crashed: the worker could not start a process for this test")
         except BaseException:  # also a trusted-side timeout: the child must not outlive its test
             with contextlib.suppress(OSError):
-                self.box.control.send(json.dumps({"op": "kill", "test": channel.test}).encode())
+                self.box.send({"op": "kill", "test": channel.test})
             channel.close_fds()
             raise
         self.current = channel
