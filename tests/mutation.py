@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import importlib
+import re
 from dataclasses import dataclass, field
 
 from grader import labs, starter
@@ -55,6 +56,23 @@ def apply(source: str, mutant: Mutant) -> str:
 
 def reference_source(lab_id: str) -> str:
     return starter.assemble(labs.get(lab_id), strip=False)
+
+
+def solution_lines(min_length: int = 1) -> set[str]:
+    """Lines inside the reference's solution regions that no other file of the kit shows (handouts,
+    lab tests, grader): what a copy of the kit without the reference must not contain."""
+    inside, elsewhere = set(), set()
+    for path in labs.REFERENCE_DIR.rglob("*.py"):
+        in_region = False
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if re.match(r"\s*# (BEGIN|END) SOLUTION", line):
+                in_region = "BEGIN" in line
+            else:
+                (inside if in_region else elsewhere).add(line.strip())
+    for path in [*labs.KIT_ROOT.glob("labs/**/*"), *labs.KIT_ROOT.glob("grader/**/*.py")]:
+        if path.is_file() and path.name != "starter.py":
+            elsewhere |= {line.strip() for line in path.read_text(errors="replace").splitlines()}
+    return {line for line in inside - elsewhere if len(line) >= min_length and not line.startswith("#")}
 
 
 def catalogue(lab_id: str) -> list[Mutant]:

@@ -9,7 +9,6 @@ setup.sh is not run (it needs apt and root on a fresh image).
 
 import json
 import os
-import re
 import shutil
 import stat
 import subprocess
@@ -24,6 +23,7 @@ from grader import gradescope, labs, starter
 from grader.cli import main
 from grader.exports import GRADESCOPE_VISIBILITY
 from grader.labs import KIT_ROOT
+from tests.mutation import solution_lines
 
 LAB = "ch06"
 GRADER = Path(sys.executable).with_name("grader")
@@ -54,22 +54,6 @@ def package(tmp_path_factory):
     source = top / "source"
     unpack(archive, source)
     return archive, source
-
-
-def solution_lines() -> set[str]:
-    """Lines inside the reference's solution regions that the kit shows nowhere else (handouts, tests, grader)."""
-    inside, elsewhere = set(), set()
-    for path in KIT_ROOT.glob("reference/*/*.py"):
-        in_region = False
-        for line in path.read_text(encoding="utf-8").splitlines():
-            if re.match(r"\s*# (BEGIN|END) SOLUTION", line):
-                in_region = "BEGIN" in line
-            else:
-                (inside if in_region else elsewhere).add(line.strip())
-    for path in [*KIT_ROOT.glob("labs/**/*"), *KIT_ROOT.glob("grader/**/*.py")]:
-        if path.is_file() and path.name != "starter.py":
-            elsewhere |= {line.strip() for line in path.read_text(errors="replace").splitlines()}
-    return {line for line in inside - elsewhere if line and not line.startswith("#")}
 
 
 def test_package_has_executable_scripts_and_the_student_edition(package):

@@ -7,7 +7,6 @@ in a fresh virtual environment and run its README's commands there.
 
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -22,6 +21,7 @@ from grader import cli_integrity, edition, manifest
 from grader.cli import main
 from grader.labs import KIT_ROOT
 from grader.seam import NO_REFERENCE
+from tests.mutation import solution_lines
 
 
 def run_cli(*args):
@@ -220,26 +220,10 @@ def make(root, *args):
     )
 
 
-def distinctive_solution_lines():
-    """Lines inside the reference's solution regions that no other file of the kit shows."""
-    inside, elsewhere = set(), set()
-    for path in (KIT_ROOT / "reference").rglob("*.py"):
-        in_region = False
-        for line in path.read_text().splitlines():
-            if re.match(r"\s*# (BEGIN|END) SOLUTION", line):
-                in_region = "BEGIN" in line
-            else:
-                (inside if in_region else elsewhere).add(line.strip())
-    for path in [*KIT_ROOT.glob("labs/**/*"), *KIT_ROOT.glob("grader/**/*.py")]:
-        if path.is_file() and path.name != "starter.py":
-            elsewhere |= {line.strip() for line in path.read_text(errors="replace").splitlines()}
-    return {line for line in inside - elsewhere if len(line) >= 12 and not line.startswith("#")}
-
-
 def test_edition_holds_no_reference_solution(student_edition):
     root, files = student_edition
     assert not (root / "reference").exists() and not (root / "tests").exists()
-    secret = distinctive_solution_lines()
+    secret = solution_lines(min_length=12)  # distinctive lines only
     assert len(secret) > 50  # the check below has something to find
     for relpath in files:
         lines = {line.strip() for line in (root / relpath).read_text(errors="replace").splitlines()}
