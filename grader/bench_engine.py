@@ -6,8 +6,9 @@ weights: with the reference ``Tensor`` engine, by hand in plain numpy (forward a
 backward: the floor an engine cannot beat), and in PyTorch CPU eager on one thread when
 torch is installed (it is never required); numpy's BLAS is held to one thread too, so that
 all three use one core. The three must give the same losses over two steps (checked once,
-outside timing). A figure is the median over max(repeat, 5) timed loops of N steps, N
-chosen so that one loop lasts about 0.2 s, in microseconds per step.
+outside timing). Each implementation's steps are timed in loops of N steps, N chosen so
+that one loop lasts about 0.2 s; the implementations take turns loop by loop, and a figure
+is a median over the rounds, in microseconds per step.
 
 ``bench_backward``: ``backward()`` alone on the chain y = x; y = y + 1.0 (n times), for the
 tensor and the scalar engine. A "node" is one link of the chain (one addition; the engine
@@ -146,7 +147,8 @@ def engine_step(problem: Problem) -> Step:
     _kit_on_path()
     from reference.ch06.tensor import Tensor
 
-    x, y = Tensor(problem.x), Tensor(problem.y)  # built once, as the lab does
+    # The data are constants, as torch.tensor makes them: no gradient is computed for them.
+    x, y = Tensor(problem.x, requires_grad=False), Tensor(problem.y, requires_grad=False)
     params = [Tensor(p) for p in problem.params]  # Tensor copies its leaves' data
     w1, b1, w2, b2 = params
     lr = problem.lr
@@ -238,31 +240,43 @@ def _steps_per_loop(step: Callable[[], object]) -> int:
         n *= 2
 
 
-def time_step_us(step: Callable[[], object], repeat: int) -> float:
-    """Median over max(repeat, 5) loops of microseconds per step."""
-    n = _steps_per_loop(step)  # also warms up caches and allocators
-    loops = []
-    for _ in range(max(repeat, 5)):
-        started = time.perf_counter()
-        for _ in range(n):
-            step()
-        loops.append((time.perf_counter() - started) / n)
-    return statistics.median(loops) * 1e6
+def time_steps_us(steps: dict[str, Callable[[], object]], repeat: int) -> tuple[dict, dict]:
+    """Microseconds per step of each implementation, and each one's ratio to numpy's.
+
+    The implementations take turns: round r times one loop of each, in an order rotated by r,
+    so that a slow spell of a shared machine falls on all of them alike. A time is the median
+    over max(repeat, 5) rounds; a ratio is the median of the rounds' own ratios.
+    """
+    loops = {name: _steps_per_loop(step) for name, step in steps.items()}  # also warms caches and allocators
+    names = list(steps)
+    rounds = []
+    for r in range(max(repeat, 5)):
+        times = {}
+        for name in names[r % len(names) :] + names[: r % len(names)]:
+            n = loops[name]
+            started = time.perf_counter()
+            for _ in range(n):
+                steps[name]()
+            times[name] = (time.perf_counter() - started) / n
+        rounds.append(times)
+    us = {name: statistics.median(t[name] for t in rounds) * 1e6 for name in names}
+    ratios = {name: statistics.median(t["engine"] / t[name] for t in rounds) for name in names if name != "engine"}
+    return us, ratios
 
 
 def bench_problem(problem: Problem, repeat: int, torch) -> dict:
     builders = _builders(torch)
     check_same_losses(problem, builders)
     # Fresh weights for timing; the timed steps go on training, at the same cost per step.
-    us = {name: time_step_us(build(problem)[0], repeat) for name, build in builders.items()}
+    us, engine_over = time_steps_us({name: build(problem)[0] for name, build in builders.items()}, repeat)
     row = {
         "engine_us": _sig(us["engine"]),
         "numpy_us": _sig(us["numpy"]),
         "torch_us": _sig(us["torch"]) if torch is not None else "not installed",
-        "engine_vs_numpy": round(us["engine"] / us["numpy"], 2),
+        "engine_vs_numpy": round(engine_over["numpy"], 2),
     }
     if torch is not None:
-        row["engine_vs_torch"] = round(us["engine"] / us["torch"], 2)
+        row["engine_vs_torch"] = round(engine_over["torch"], 2)
     return row
 
 

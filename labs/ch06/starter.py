@@ -115,6 +115,9 @@ class Tensor:
       - ``Tensor(data)``: ``.data`` is a float64 ndarray (from an array, a list or a
         number); ``.grad`` is a float64 array of zeros with the same shape;
         ``.shape`` and ``.ndim`` are those of ``.data``.
+      - Optional, not graded: ``Tensor(data, requires_grad=False)`` is a constant (an
+        input, a target), for which no gradient is computed; a result computed only from
+        constants is one too.
       - ``+ - * /`` with another Tensor, an array or a number on either side, with numpy
         broadcasting; ``** k`` for a constant k; unary ``-``. The gradient of an operand
         always has that operand's shape: broadcast axes are summed back.
@@ -134,7 +137,7 @@ class Tensor:
     # numpy defers to Tensor's reflected operators, so ``array + tensor`` is a Tensor.
     __array_ufunc__ = None
 
-    def __init__(self, data, _parents=(), _op=""):
+    def __init__(self, data, _parents=(), _op="", requires_grad=True):
         """Store ``data`` as a float64 array and a zero gradient of the same shape."""
         raise NotImplementedError('Task 2: Tensor, the array engine - implement Tensor.__init__ (handout: labs/ch06/README.md)')
 
@@ -153,8 +156,8 @@ class Tensor:
 
     @staticmethod
     def _lift(x):
-        """Wrap a number or an array as a leaf Tensor; a Tensor is returned as it is."""
-        return x if isinstance(x, Tensor) else Tensor(x)
+        """Wrap a number or an array as a constant Tensor; a Tensor is returned as it is."""
+        return x if isinstance(x, Tensor) else Tensor(x, requires_grad=False)
 
     # Binary operations: the scalar rules, with every input gradient unbroadcast.
     def __add__(self, other):

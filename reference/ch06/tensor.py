@@ -45,6 +45,9 @@ class Tensor:
       - ``Tensor(data)``: ``.data`` is a float64 ndarray (from an array, a list or a
         number); ``.grad`` is a float64 array of zeros with the same shape;
         ``.shape`` and ``.ndim`` are those of ``.data``.
+      - Optional, not graded: ``Tensor(data, requires_grad=False)`` is a constant (an
+        input, a target), for which no gradient is computed; a result computed only from
+        constants is one too.
       - ``+ - * /`` with another Tensor, an array or a number on either side, with numpy
         broadcasting; ``** k`` for a constant k; unary ``-``. The gradient of an operand
         always has that operand's shape: broadcast axes are summed back.
@@ -64,13 +67,16 @@ class Tensor:
     # numpy defers to Tensor's reflected operators, so ``array + tensor`` is a Tensor.
     __array_ufunc__ = None
 
-    def __init__(self, data, _parents=(), _op=""):
+    def __init__(self, data, _parents=(), _op="", requires_grad=True):
         """Store ``data`` as a float64 array and a zero gradient of the same shape."""
         # BEGIN SOLUTION tensor
         # A leaf keeps a private copy, so the caller's array cannot change under it.
         self.data = np.asarray(data, dtype=np.float64) if _parents else np.array(data, dtype=np.float64)
+        # Only the parents that need a gradient are kept: backward() never visits a constant, and
+        # a result computed from constants alone is a constant leaf.
+        self._parents = tuple([p for p in _parents if p.requires_grad])
+        self.requires_grad = bool(self._parents) if _parents else requires_grad
         self.grad = np.zeros(self.data.shape)  # float64, like data (np.zeros_like is several times slower)
-        self._parents = _parents
         self._op = _op
         self._backward = lambda: None  # a leaf passes nothing on
         # END SOLUTION
@@ -90,8 +96,8 @@ class Tensor:
 
     @staticmethod
     def _lift(x):
-        """Wrap a number or an array as a leaf Tensor; a Tensor is returned as it is."""
-        return x if isinstance(x, Tensor) else Tensor(x)
+        """Wrap a number or an array as a constant Tensor; a Tensor is returned as it is."""
+        return x if isinstance(x, Tensor) else Tensor(x, requires_grad=False)
 
     # Binary operations: the scalar rules, with every input gradient unbroadcast.
     def __add__(self, other):
@@ -101,8 +107,10 @@ class Tensor:
         out = Tensor(self.data + other.data, (self, other), "+")
 
         def backward():
-            self.grad += _unbroadcast(out.grad, self.shape)
-            other.grad += _unbroadcast(out.grad, other.shape)
+            if self.requires_grad:
+                self.grad += _unbroadcast(out.grad, self.shape)
+            if other.requires_grad:
+                other.grad += _unbroadcast(out.grad, other.shape)
 
         out._backward = backward
         return out
@@ -115,8 +123,10 @@ class Tensor:
         out = Tensor(self.data * other.data, (self, other), "*")
 
         def backward():
-            self.grad += _unbroadcast(out.grad * other.data, self.shape)
-            other.grad += _unbroadcast(out.grad * self.data, other.shape)
+            if self.requires_grad:
+                self.grad += _unbroadcast(out.grad * other.data, self.shape)
+            if other.requires_grad:
+                other.grad += _unbroadcast(out.grad * self.data, other.shape)
 
         out._backward = backward
         return out
@@ -146,8 +156,10 @@ class Tensor:
 
         def backward():
             # C = A B  =>  dA = dC B^T,  dB = A^T dC, on the last two axes of every matrix in the stack
-            self.grad += _unbroadcast(np.matmul(out.grad, np.swapaxes(other.data, -1, -2)), self.shape)
-            other.grad += _unbroadcast(np.matmul(np.swapaxes(self.data, -1, -2), out.grad), other.shape)
+            if self.requires_grad:
+                self.grad += _unbroadcast(np.matmul(out.grad, np.swapaxes(other.data, -1, -2)), self.shape)
+            if other.requires_grad:
+                other.grad += _unbroadcast(np.matmul(np.swapaxes(self.data, -1, -2), out.grad), other.shape)
 
         out._backward = backward
         return out
@@ -163,7 +175,18 @@ class Tensor:
     def __sub__(self, other):
         """Return ``self - other`` (broadcasting)."""
         # BEGIN SOLUTION tensor
-        return self + (-Tensor._lift(other))
+        # Its own rule rather than self + (-other): one node instead of three, the same numbers.
+        other = Tensor._lift(other)
+        out = Tensor(self.data - other.data, (self, other), "-")
+
+        def backward():
+            if self.requires_grad:
+                self.grad += _unbroadcast(out.grad, self.shape)
+            if other.requires_grad:
+                other.grad -= _unbroadcast(out.grad, other.shape)
+
+        out._backward = backward
+        return out
         # END SOLUTION
 
     def __truediv__(self, other):
