@@ -25,13 +25,31 @@ from .bench_engine import bench_backward, bench_engine
 RESULTS = labs.KIT_ROOT / "bench" / "results.json"
 
 
-def _median_seconds(command: list[str], repeat: int, env: dict | None = None) -> float:
-    times = []
-    for _ in range(repeat):
-        started = time.perf_counter()
-        subprocess.run(command, cwd=labs.KIT_ROOT, env=env, capture_output=True, check=False)
-        times.append(time.perf_counter() - started)
-    return statistics.median(times)
+def _seconds(command: list[str], env: dict | None = None) -> float:
+    started = time.perf_counter()
+    subprocess.run(command, cwd=labs.KIT_ROOT, env=env, capture_output=True, check=False)
+    return time.perf_counter() - started
+
+
+def _rounds(commands: dict[str, list[str]], repeat: int, env: dict | None = None) -> list[dict[str, float]]:
+    """``repeat`` rounds of one run of each command, in an order rotated by round: a slow spell
+    of a shared machine then falls on every command alike. Returns {name: seconds} per round."""
+    names = list(commands)
+    _seconds(commands[names[0]], env)  # warm the file cache and __pycache__ before anything is timed
+    rounds = []
+    for r in range(repeat):
+        turn = r % len(names)
+        rounds.append({name: _seconds(commands[name], env) for name in names[turn:] + names[:turn]})
+    return rounds
+
+
+def _median(rounds: list[dict[str, float]], name: str) -> float:
+    return round(statistics.median(r[name] for r in rounds), 3)
+
+
+def _ratio(rounds: list[dict[str, float]], name: str, base: str) -> float:
+    """The median over rounds of name's time over base's, each pair from the same round."""
+    return round(statistics.median(r[name] / r[base] for r in rounds), 2)
 
 
 def _grader(*args: str) -> list[str]:
@@ -41,20 +59,26 @@ def _grader(*args: str) -> list[str]:
 def bench_grading(repeat: int) -> dict:
     """One lab graded with the reference, against its floors: starting Python with numpy and
     pytest, and a bare pytest run of the lab's tests. ``overhead`` is the grader's share on top."""
-    floor = _median_seconds([sys.executable, "-c", "import numpy, pytest"], repeat)
-    figures = {"floor": {"import_numpy_pytest_s": round(floor, 3)}}
     bare_flags = ["-q", "-p", "no:xdist", "-p", "no:cacheprovider", "-p", "no:pytest_jsonreport"]
+    env = dict(os.environ, IMPL="ref")  # the bare pytest run's choice of code; the grader's own is --impl ref
+    figures = {}
     for lab in labs.discover().values():
-        bare = _median_seconds(
-            [sys.executable, "-m", "pytest", str(lab.tests), *bare_flags], repeat, env=dict(os.environ, IMPL="ref")
+        rounds = _rounds(
+            {
+                "floor": [sys.executable, "-c", "import numpy, pytest"],
+                "bare": [sys.executable, "-m", "pytest", str(lab.tests), *bare_flags],
+                "grader": _grader("--lab", lab.id, "--impl", "ref"),
+                "make": ["make", "lab", f"LAB={lab.id}", "IMPL=ref"],
+            },
+            repeat,
+            env,
         )
-        grader = _median_seconds(_grader("--lab", lab.id, "--impl", "ref"), repeat)
-        make = _median_seconds(["make", "lab", f"LAB={lab.id}", "IMPL=ref"], repeat)
         figures[f"{lab.id}/reference"] = {
-            "bare_pytest_s": round(bare, 3),
-            "grader_run_s": round(grader, 3),
-            "make_lab_s": round(make, 3),
-            "overhead": round(grader / bare - 1, 2),
+            "import_numpy_pytest_s": _median(rounds, "floor"),
+            "bare_pytest_s": _median(rounds, "bare"),
+            "grader_run_s": _median(rounds, "grader"),
+            "make_lab_s": _median(rounds, "make"),
+            "overhead": round(_ratio(rounds, "grader", "bare") - 1, 2),
         }
     return figures
 
@@ -67,16 +91,12 @@ def bench_wall(repeat: int) -> dict:
             reference = Path(tmp) / f"reference_{lab.id}.py"
             reference.write_text(starter.assemble(lab, strip=False))
             for name, path in (("reference", reference), ("starter", lab.starter)):
-                times = {
-                    isolation: _median_seconds(
-                        _grader("--lab", lab.id, "--submission", str(path), "--isolation", isolation), repeat
-                    )
-                    for isolation in ("in-process", "worker")
-                }
+                graded = ("--lab", lab.id, "--submission", str(path), "--isolation")
+                rounds = _rounds({i: _grader(*graded, i) for i in ("in-process", "worker")}, repeat)
                 figures[f"{lab.id}/{name}"] = {
-                    "in_process_s": round(times["in-process"], 3),
-                    "worker_s": round(times["worker"], 3),
-                    "ratio": round(times["worker"] / times["in-process"], 2),
+                    "in_process_s": _median(rounds, "in-process"),
+                    "worker_s": _median(rounds, "worker"),
+                    "ratio": _ratio(rounds, "worker", "in-process"),
                 }
     return figures
 

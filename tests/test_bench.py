@@ -4,7 +4,7 @@ import dataclasses
 
 import pytest
 
-from grader import bench_engine
+from grader import bench, bench_engine
 
 
 @pytest.mark.parametrize("problem", [bench_engine.xor_problem, bench_engine.mlp_problem], ids=["xor", "mlp"])
@@ -24,3 +24,18 @@ def test_backward_on_a_chain_is_timed_and_the_scalar_limit_stated():
     rows = bench_engine.bench_backward(1, sizes=(10**3,))
     assert rows["tensor/1e3"]["n"] == 1000 and rows["tensor/1e3"]["backward_s"] > 0
     assert "RecursionError" in str(rows["scalar/1e3"]["backward_s"])
+
+
+def test_implementations_are_timed_in_turns_and_compared_round_by_round():
+    calls = []
+    steps = {"engine": lambda: calls.append("engine"), "numpy": lambda: calls.append("numpy")}
+    us, engine_over = bench_engine.time_steps_us(steps, repeat=5)
+    assert set(us) == {"engine", "numpy"} and all(t > 0 for t in us.values())
+    assert set(engine_over) == {"numpy"} and engine_over["numpy"] > 0
+    assert calls.count("engine") > 0 and calls.count("numpy") > 0
+
+
+def test_commands_are_timed_in_rotating_rounds():
+    rounds = bench._rounds({"a": ["true"], "b": ["true"]}, repeat=3)
+    assert len(rounds) == 3 and [list(r) for r in rounds] == [["a", "b"], ["b", "a"], ["a", "b"]]
+    assert bench._ratio([{"a": 2.0, "b": 1.0}, {"a": 3.0, "b": 1.0}, {"a": 9.0, "b": 3.0}], "a", "b") == 3.0
