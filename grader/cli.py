@@ -7,6 +7,7 @@ infrastructure error (unknown lab, missing file), with a one-line message.
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import sys
 from pathlib import Path
 
@@ -57,7 +58,32 @@ def _with_limits(lab: labs.Lab, pairs: tuple[str, ...]) -> labs.Lab:
     return dataclasses.replace(lab, limits={**lab.limits, **overrides}) if overrides else lab
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _LazyGroup(click.Group):
+    """A group whose larger commands live in their own modules, imported only when one is run
+    (or listed by --help): `grader run` does not pay for batch, CI or Gradescope code."""
+
+    LAZY = {
+        "batch": "cli_batch:batch_command",
+        "merge": "cli_batch:merge_command",
+        "ci": "cli_ci:ci_command",
+        "verify": "cli_integrity:verify",
+        "manifest": "cli_integrity:manifest_command",
+        "export-student": "cli_integrity:export_student",
+        "gradescope": "cli_gradescope:gradescope_command",
+        "gradescope-run": "cli_gradescope:gradescope_run_command",
+    }
+
+    def list_commands(self, ctx):
+        return sorted({*super().list_commands(ctx), *self.LAZY})
+
+    def get_command(self, ctx, cmd_name):
+        if cmd_name not in self.LAZY:
+            return super().get_command(ctx, cmd_name)
+        module, attribute = self.LAZY[cmd_name].split(":")
+        return getattr(importlib.import_module(f"{__package__}.{module}"), attribute)
+
+
+@click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="labkit", prog_name="grader")
 def main():
     """Grade the labs of the deep-learning course kit."""
@@ -145,16 +171,3 @@ def make_starter(lab_names, check):
             click.echo(f"wrote {lab.starter.relative_to(labs.KIT_ROOT)}")
     if stale:
         raise click.ClickException(f"starter out of date with its reference: {', '.join(stale)} (run `grader starter`)")
-
-
-# The other commands live in their own modules (each imports only what it needs when run).
-from .cli_batch import batch_command, merge_command  # noqa: E402
-from .cli_ci import ci_command  # noqa: E402
-from .cli_gradescope import gradescope_command, gradescope_run_command  # noqa: E402
-from .cli_integrity import export_student, manifest_command, verify  # noqa: E402
-
-for _command in (
-    batch_command, merge_command, ci_command, verify, manifest_command,
-    export_student, gradescope_command, gradescope_run_command,
-):  # fmt: skip
-    main.add_command(_command)

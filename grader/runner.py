@@ -34,6 +34,7 @@ DEFAULT_RUN_SECONDS = 300
 DEFAULT_TEST_SECONDS = 10
 HANG_GRACE_SECONDS = 5  # beyond a test's limit, before the watchdog kills what pytest-timeout could not stop
 MAX_RESTARTS = 10
+POLL_SECONDS = 0.05  # how often a running pytest's progress stream is read
 
 
 class GradingError(Exception):
@@ -242,8 +243,12 @@ def _watch(
 ) -> str:
     """Follow the stream until pytest exits; kill it on a hung test or a spent budget, and say why."""
     started_at, last = time.monotonic(), (None, time.monotonic())
-    while proc.poll() is None:
-        time.sleep(0.05)
+    while True:
+        try:  # returns as soon as pytest exits: a sleep would make every run wait out its last tick
+            proc.wait(timeout=POLL_SECONDS)
+            return ""
+        except subprocess.TimeoutExpired:
+            pass
         progress.poll()
         if on_poll is not None:
             on_poll(progress)
@@ -259,7 +264,6 @@ def _watch(
         if killed:
             _kill_group(proc)
             return killed
-    return ""
 
 
 def _kill_group(proc: subprocess.Popen) -> None:

@@ -4,8 +4,10 @@ Behind the wall these functions run in the worker, beside the submission, so a l
 thousands of operations is one request instead of thousands (grader.seam.beside); in
 process they run as they are. They are trusted code, but nothing they return is: they
 return plain data, which the trusted side checks as it would any value read from the
-worker. They may import only numpy and must not use the kit.
+worker. They may import only numpy and the standard library, and must not use the kit.
 """
+
+import gc
 
 import numpy as np
 
@@ -85,9 +87,18 @@ def xor_training(Tensor, zero_grad, max_steps, lr, hidden, checkpoints, atol):
 
 def chain_of_additions(Tensor, length):
     """x = Tensor(1.5), then ``length`` times y = y + 1.0, then y.backward(): returns x.grad."""
-    x = Tensor(1.5)
-    y = x
-    for _ in range(length):
-        y = y + 1.0
-    y.backward()
-    return x.grad
+    # Every node stays reachable until backward() returns, so the cyclic garbage collector
+    # could free nothing: it would only walk the growing chain again and again (with it on,
+    # the chain took 0.55 s on the reference instead of 0.34 s).
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        x = Tensor(1.5)
+        y = x
+        for _ in range(length):
+            y = y + 1.0
+        y.backward()
+        return x.grad
+    finally:
+        if was_enabled:
+            gc.enable()
