@@ -12,6 +12,7 @@ import argparse
 import json
 import os
 import platform
+import shutil
 import statistics
 import subprocess
 import sys
@@ -23,6 +24,7 @@ from . import labs, starter
 from .bench_engine import bench_backward, bench_engine
 
 RESULTS = labs.KIT_ROOT / "bench" / "results.json"
+SCALING_SIZES = (50, 100, 200, 400)  # class sizes graded with N jobs: the time must grow linearly
 
 
 def _seconds(command: list[str], env: dict | None = None) -> float:
@@ -130,7 +132,8 @@ def generate_class(folder: Path, size: int, lab_id: str = "ch06") -> dict[str, s
     hostile = [h for h in HOSTILE if h.lab == lab_id and h.file in BENCH_HOSTILE]
     honest = sorted((labs.KIT_ROOT / "tests" / "submissions" / lab_id).glob("*.py"))
     pool = [("buggy", apply(reference, m)) for m in catalogue(lab_id)]
-    pool += [("correct", p.read_text(encoding="utf-8")) for p in honest]
+    correct = [reference, *(p.read_text(encoding="utf-8") for p in honest)]  # the reference and engines written apart
+    pool += [("correct", text) for text in correct[1:]]
     pool += [("hostile", h.source()) for h in hostile]
     kinds = {}
     folder.mkdir(parents=True, exist_ok=True)
@@ -140,7 +143,7 @@ def generate_class(folder: Path, size: int, lab_id: str = "ch06") -> dict[str, s
         if slot < 4 or slot == 9:
             kind, text = pool[(i * 7) % len(pool)]
         elif slot < 7:
-            kind, text = "correct", reference
+            kind, text = "correct", correct[i % len(correct)]
         else:
             kind, text = "starter", pristine
         name = f"student{i:04d}"
@@ -149,17 +152,28 @@ def generate_class(folder: Path, size: int, lab_id: str = "ch06") -> dict[str, s
     return kinds
 
 
-def _timed(command: list[str]) -> float:
+def _batch_seconds(folder: Path, out: Path, jobs: int) -> float:
     started = time.perf_counter()
-    subprocess.run(command, cwd=labs.KIT_ROOT, capture_output=True, check=True)
+    command = [sys.executable, "-m", "grader", "batch", str(folder), "--lab", "ch06", "--out", str(out)]
+    subprocess.run([*command, "--jobs", str(jobs)], cwd=labs.KIT_ROOT, capture_output=True, check=True)
     return time.perf_counter() - started
 
 
-def bench_batch(repeat: int, size: int = 200) -> dict:
-    """A generated class through `grader batch` with 1 and N jobs, against in-process grading.
+def _first(folder: Path, names: list[str], into: Path) -> Path:
+    """A class folder holding copies of the first students (batch input refuses symlinks)."""
+    into.mkdir(parents=True)
+    for name in names:
+        shutil.copyfile(folder / f"{name}.py", into / f"{name}.py")
+    return into
+
+
+def bench_batch(repeat: int, size: int = 200, sizes: tuple[int, ...] = SCALING_SIZES) -> dict:
+    """A generated class through `grader batch` with 1 and N jobs, against in-process grading,
+    and the first 50 to 400 of its students with N jobs: the time must grow linearly.
 
     One run of each (a run of 200 students is itself an average); the in-process figure
-    grades the honest submissions (trusted code only) in the batch's chunks.
+    grades the honest submissions (trusted code only) in the batch's chunks. Every prefix
+    of the class has the same mix of kinds (generate_class cycles it every 10 students).
     """
     from . import runner
     from .batch.run import MAX_CHUNK
@@ -168,27 +182,20 @@ def bench_batch(repeat: int, size: int = 200) -> dict:
     jobs = os.cpu_count() or 1
     lab = labs.get("ch06")
     with tempfile.TemporaryDirectory(prefix="labkit-bench-batch-") as tmp:
-        folder = Path(tmp) / "class"
-        kinds = generate_class(folder, size)
+        everyone = Path(tmp) / "everyone"
+        all_kinds = generate_class(everyone, max(size, *sizes))
+        names = sorted(all_kinds)
+        folder = _first(everyone, names[:size], Path(tmp) / "class")
+        kinds = {n: all_kinds[n] for n in names[:size]}
         honest = [n for n, k in kinds.items() if k != "hostile"]
-        times = {}
-        for n in sorted({1, jobs}):
-            out = Path(tmp) / f"out{n}"
-            times[n] = _timed(
-                [
-                    sys.executable,
-                    "-m",
-                    "grader",
-                    "batch",
-                    str(folder),
-                    "--lab",
-                    "ch06",
-                    "--out",
-                    str(out),
-                    "--jobs",
-                    str(n),
-                ]
-            )
+        times = {n: _batch_seconds(folder, Path(tmp) / f"out{n}", n) for n in sorted({1, jobs})}
+        scaling = {}
+        for n in sizes:
+            seconds = times[jobs] if n == size else None
+            if seconds is None:
+                prefix = _first(everyone, names[:n], Path(tmp) / f"first{n}")
+                seconds = _batch_seconds(prefix, Path(tmp) / f"scaling{n}", jobs)
+            scaling[n] = seconds
         # The same students in-process, in chunks as long as the batch's (one pytest session
         # each): one session for all would load every file into one process and slow down.
         started = time.perf_counter()
@@ -199,6 +206,8 @@ def bench_batch(repeat: int, size: int = 200) -> dict:
         walled = [json.loads((Path(tmp) / "out1" / "reports" / f"{n}.json").read_text())["duration_s"] for n in honest]
     throughput = {n: size / t for n, t in times.items()}
     per_honest = sum(walled) / len(walled)
+    per_student = {n: seconds / n for n, seconds in scaling.items()}
+    smallest, largest = min(sizes), max(sizes)
     return {
         "class": {
             "students": size,
@@ -213,6 +222,12 @@ def bench_batch(repeat: int, size: int = 200) -> dict:
             "behind_the_wall_s": round(per_honest, 3),
             "overhead_s": round(per_honest - in_process, 3),
             "ratio": round(per_honest / in_process, 2),
+        },
+        "scaling": {
+            "jobs": jobs,
+            **{f"{n}_students_s": round(seconds, 1) for n, seconds in scaling.items()},
+            # 1.0 is linear: the time per student with the most students over that with the fewest
+            "linearity": round(per_student[largest] / per_student[smallest], 2),
         },
     }
 

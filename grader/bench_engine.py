@@ -36,7 +36,8 @@ from . import labs
 LOOP_SECONDS = 0.2  # a timed loop of steps lasts about this long
 SAME_LOSS_RTOL = 1e-9
 CHAIN_SIZES = (10**3, 10**4, 10**5, 10**6)
-MEDIAN_UP_TO = 10**5  # longer chains are timed once
+MEDIAN_UP_TO = 10**5  # longer chains are timed LONG_CHAIN_RUNS times: one run alone was off by 2x
+LONG_CHAIN_RUNS = 3
 # A chain whose timed backward() runs are estimated to last longer, or to need more memory, is
 # skipped. Building it under tracemalloc costs 3-4 times its backward() on top (its row's build_s).
 MAX_SECONDS = 60.0
@@ -336,7 +337,7 @@ def time_backward(y, runs: int) -> float:
 
 
 def _runs(n: int, repeat: int) -> int:
-    return max(repeat, 3) if n <= MEDIAN_UP_TO else 1
+    return max(repeat, 3) if n <= MEDIAN_UP_TO else LONG_CHAIN_RUNS
 
 
 def measure_chain(leaf: type, n: int, repeat: int) -> dict:

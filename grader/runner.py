@@ -74,12 +74,14 @@ class TestResult:
 def _pytest_command(lab: Lab, extra: list[str], json_path: Path | None = None) -> list[str]:
     report = (
         [
+            "-p",
+            "pytest_jsonreport.plugin",
             "--json-report",
             f"--json-report-file={json_path}",
             "--json-report-omit=collectors,log,traceback,streams,warnings,keywords",
         ]
         if json_path
-        else ["-p", "no:pytest_jsonreport"]
+        else []
     )
     return [
         sys.executable,
@@ -93,8 +95,12 @@ def _pytest_command(lab: Lab, extra: list[str], json_path: Path | None = None) -
         "--rootdir",
         str(KIT_ROOT),
         "--noconftest",
+        # Only the plugins grading uses (the environment turns off loading every installed
+        # one, xdist and the rest, which cost start-up time): the kit's own and pytest-timeout.
         "-p",
-        "no:xdist",  # installed for the kit's own tests; a lab run has no use for it
+        "grader.pytest_plugin",
+        "-p",
+        "pytest_timeout",
         "-p",
         "no:cacheprovider",
         "-q",
@@ -115,6 +121,7 @@ def _child_env(lab: Lab, impl: Implementation, progress: Path, extra_env: dict[s
     env[PROGRESS_ENV] = str(progress)
     env[PARENT_ENV] = str(os.getpid())
     env.setdefault("PYTHONHASHSEED", "0")
+    env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"  # _pytest_command names the plugins to load
     env.update(extra_env)
     return env
 

@@ -39,3 +39,14 @@ def test_commands_are_timed_in_rotating_rounds():
     rounds = bench._rounds({"a": ["true"], "b": ["true"]}, repeat=3)
     assert len(rounds) == 3 and [list(r) for r in rounds] == [["a", "b"], ["b", "a"], ["a", "b"]]
     assert bench._ratio([{"a": 2.0, "b": 1.0}, {"a": 3.0, "b": 1.0}, {"a": 9.0, "b": 3.0}], "a", "b") == 3.0
+
+
+def test_a_generated_class_mixes_every_kind_in_every_ten_students(tmp_path):
+    kinds = bench.generate_class(tmp_path, 40)
+    assert sorted(kinds) == sorted(p.stem for p in tmp_path.glob("*.py"))
+    for first in range(0, 40, 10):
+        ten = [kinds[f"student{i:04d}"] for i in range(first, first + 10)]
+        assert ten.count("correct") >= 3 and ten.count("starter") == 2
+    texts = {(tmp_path / f"{name}.py").read_text() for name, kind in kinds.items() if kind == "correct"}
+    assert len(texts) >= 3  # the reference and the independently written engines, not one file copied
+    assert set(kinds.values()) >= {"correct", "starter", "buggy"}

@@ -49,6 +49,17 @@ def test_python_dash_m_grader_works():
     assert proc.returncode == 0 and "run" in proc.stdout and "list" in proc.stdout
 
 
+def test_every_command_is_listed_and_each_lazy_one_loads_under_its_name():
+    proc = subprocess.run([sys.executable, "-m", "grader", "--help"], capture_output=True, text=True, cwd=KIT_ROOT)
+    for name, command in main.commands.items():
+        assert name in proc.stdout and command.name == name
+    with main.make_context("grader", ["--help"], resilient_parsing=True) as ctx:
+        for name in main.LAZY:
+            command = main.get_command(ctx, name)
+            assert command is not None and command.name == name
+            assert command.hidden or name in proc.stdout
+
+
 def test_list_shows_labs_tasks_and_points():
     result = run_cli("list")
     assert result.exit_code == 0
