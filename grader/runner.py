@@ -18,13 +18,13 @@ import os
 import signal
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from . import scratch
 from .labs import KIT_ROOT, LIMITS_ENV, Lab
 from .progress import LAB_ENV, PARENT_ENV, PROGRESS_ENV, QUEUE_ENV, Part, ProgressReader
 from .seam import IMPL_ENV, ISOLATION_ENV, Implementation
@@ -330,6 +330,7 @@ def run_tests(
     timeout) and the others run again in a fresh process without it, so one bad test
     costs its own points only.
     """
+    scratch.sweep_once()
     timeout = timeout or float(lab.limits.get("run_seconds", DEFAULT_RUN_SECONDS))
     deadline = time.monotonic() + timeout
     done: dict[str, TestResult] = {}
@@ -341,7 +342,7 @@ def run_tests(
             break
         nodeids = {t["id"]: t["nodeid"] for t in collected or []}
         deselect = [arg for i in done for arg in ("--deselect", nodeids[i])]
-        with tempfile.TemporaryDirectory(prefix="labkit-run-") as tmp:
+        with scratch.temporary("run") as tmp:
             run = _run_pytest(lab, impl, isolation, extra_env or {}, deselect, budget, Path(tmp), with_json=True)
             if collected is None:
                 if run.progress.collected is None:
@@ -380,6 +381,7 @@ def run_many(
     the session stops (a hang, a crash), the submission it was grading is graded again
     alone, with ``run_tests``'s recovery, and the queue goes on.
     """
+    scratch.sweep_once()
     timeout = timeout or float(lab.limits.get("run_seconds", DEFAULT_RUN_SECONDS))
     runs: dict[int, Run] = {}
 
@@ -402,7 +404,7 @@ def run_many(
 
     remaining = list(range(len(impls)))
     while remaining:
-        with tempfile.TemporaryDirectory(prefix="labkit-queue-") as tmp:
+        with scratch.temporary("queue") as tmp:
             queue = Path(tmp) / "queue.json"
             queue.write_text(json.dumps([{"key": str(i), "path": str(impls[i].path)} for i in remaining]))
             env = {QUEUE_ENV: str(queue), **(extra_env or {})}
@@ -429,7 +431,7 @@ def run_many(
 
 def collect(lab: Lab) -> list[dict]:
     """The lab's tests with their tasks and points, without running them."""
-    with tempfile.TemporaryDirectory(prefix="labkit-collect-") as tmp:
+    with scratch.temporary("collect") as tmp:
         progress = Path(tmp) / "progress.jsonl"
         cmd = _pytest_command(lab, ["--collect-only"])
         env = _child_env(lab, Implementation("ref", None), progress, {})

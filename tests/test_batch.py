@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from grader import labs
+from grader import labs, scratch
 from grader.cli import main
 from tests import grading
 from tests.mutation import apply, catalogue, reference_source
@@ -178,7 +178,10 @@ def test_a_killed_batch_resumes_without_regrading_what_was_done(tmp_path):
         (root / f"{name}.py").write_text(reference_source(LAB))
     out = tmp_path / "out"
     command = [sys.executable, "-m", "grader", "batch", str(root), "--lab", LAB, "--out", str(out), "--jobs", "1"]
-    proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    scratch_root = tmp_path / "tmp"  # the killed run's scratch folders, apart from other tests'
+    scratch_root.mkdir()
+    env = dict(os.environ, TMPDIR=str(scratch_root))
+    proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
     deadline = time.monotonic() + 120
     while not list((out / "records").glob("*.json")) and time.monotonic() < deadline:
         time.sleep(0.1)
@@ -190,6 +193,10 @@ def test_a_killed_batch_resumes_without_regrading_what_was_done(tmp_path):
     time.sleep(1)
     assert not [p for p in tree if _alive(p)], "the killed batch left processes running"
     assert not leftover_processes()
+    # It could not delete its scratch folders (copies of the class's files); the next grader does.
+    left = sorted(scratch_root.glob("labkit-*"))
+    assert left and sorted(scratch.sweep(scratch_root)) == left
+    assert not list(scratch_root.iterdir())
 
     status, output = _batch(str(root), "--lab", LAB, "--out", str(out), "--resume", "--jobs", "1")
     assert status == 0, output

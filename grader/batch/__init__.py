@@ -10,12 +10,11 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from .. import atomic, runner
+from .. import atomic, runner, scratch
 from ..labs import Lab
 from .inputs import Entry, InputError, discover
 from .outputs import OutputError, Outputs
@@ -51,8 +50,8 @@ def run_batch(
     """Grade every student in ``inputs`` into ``out_dir``; ``on_done`` hears of each student as it is recorded."""
     jobs = jobs or os.cpu_count() or 1
     out = Outputs(out_dir, lab.id, _max_score(lab), hashlib.sha256(lab.tests.read_bytes()).hexdigest())
-    with tempfile.TemporaryDirectory(prefix="labkit-batch-") as scratch:
-        entries = discover(inputs, lab.id, Path(scratch))
+    with scratch.temporary("batch") as unpacked:
+        entries = discover(inputs, lab.id, unpacked)
         if shard is not None:
             entries = shard.select(entries)
         out.open(resume=resume)

@@ -23,10 +23,10 @@ import stat
 import subprocess
 import sys
 import sysconfig
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .. import scratch as scratch_folders
 from ..labs import KIT_ROOT
 
 WALL_DIR = Path(__file__).resolve().parent
@@ -185,6 +185,7 @@ class Sandbox:
     _runs: int = field(default=0)
     loads: int = field(default=0)
     folder: Path | None = None  # the loaded submission's folder
+    owned: scratch_folders.Folder | None = None  # the scratch folder's lock, so a killed grader's is swept
 
     def load(self, submission: Path) -> int:
         """Give the zygote the next submission (it kills every process of the last one first).
@@ -241,12 +242,16 @@ class Sandbox:
                 self.process.wait(timeout=10)
         with contextlib.suppress(OSError):
             self.control.close()
-        shutil.rmtree(self.scratch, ignore_errors=True)
+        if self.owned is not None:
+            self.owned.remove()
+        else:
+            shutil.rmtree(self.scratch, ignore_errors=True)
 
 
 def start(lab, limits: Limits, *, module_name: str = "submission") -> Sandbox:
     """Start the worker's zygote in a fresh scratch folder; ``Sandbox.load`` gives it a submission."""
-    scratch = Path(tempfile.mkdtemp(prefix="labkit-wall-"))
+    owned = scratch_folders.Folder("wall")
+    scratch = owned.path
     os.chmod(scratch, 0o711)
     site = scratch / "site"
     site.mkdir()
@@ -329,7 +334,7 @@ def start(lab, limits: Limits, *, module_name: str = "submission") -> Sandbox:
         )
     finally:
         child.close()
-    return Sandbox(process, parent, scratch, protections, *(user or (None, None)))
+    return Sandbox(process, parent, scratch, protections, *(user or (None, None)), owned=owned)
 
 
 def _private_tmp(scratch: Path) -> str | None:
