@@ -12,6 +12,12 @@ def test_the_engine_and_hand_written_numpy_take_the_same_steps(problem):
     bench_engine.check_same_losses(problem(), bench_engine._builders(torch=None))
 
 
+@pytest.mark.parametrize("problem", [bench_engine.xor_problem, bench_engine.mlp_problem], ids=["xor", "mlp"])
+def test_pytorch_takes_the_same_steps_when_installed(problem):
+    torch = pytest.importorskip("torch")  # never a dependency: checked where it is installed
+    bench_engine.check_same_losses(problem(), bench_engine._builders(torch=torch))
+
+
 def test_a_step_that_differs_is_refused():
     problem = bench_engine.xor_problem()
     off = dataclasses.replace(problem, lr=problem.lr * 1.001)
