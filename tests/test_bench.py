@@ -4,7 +4,7 @@ import dataclasses
 
 import pytest
 
-from grader import bench, bench_engine
+from grader import bench, bench_batch, bench_engine
 
 
 @pytest.mark.parametrize("problem", [bench_engine.xor_problem, bench_engine.mlp_problem], ids=["xor", "mlp"])
@@ -48,7 +48,7 @@ def test_commands_are_timed_in_rotating_rounds():
 
 
 def test_a_generated_class_mixes_every_kind_in_every_ten_students(tmp_path):
-    kinds = bench.generate_class(tmp_path, 40)
+    kinds = bench_batch.generate_class(tmp_path, 40)
     assert sorted(kinds) == sorted(p.stem for p in tmp_path.glob("*.py"))
     for first in range(0, 40, 10):
         ten = [kinds[f"student{i:04d}"] for i in range(first, first + 10)]

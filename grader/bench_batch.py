@@ -1,0 +1,146 @@
+"""The batch suite of `make bench`: a generated class graded by `grader batch` with 1 and N
+jobs, against in-process grading, and the first 50 to 400 of its students for linearity."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from . import labs
+
+SCALING_SIZES = (50, 100, 200, 400)  # class sizes graded with N jobs: the time must grow linearly
+
+
+# A few hostile files from the red team's catalogue: each costs its limits, never the batch.
+BENCH_HOSTILE = [
+    "syntax_error.py",
+    "disallowed_import_os.py",
+    "op_segfault_as_strided.py",
+    "op_os_exit.py",
+    "op_loop_catches_everything.py",
+    "exit_zero_early.py",
+    "patch_builtins.py",
+    "forge_kit_files.py",
+]
+
+
+def generate_class(folder: Path, size: int, lab_id: str = "ch06") -> dict[str, str]:
+    """A class of ``size`` submissions like a real one: correct, partly done, buggy, hostile.
+
+    Returns student -> kind. Built from the kit's own test material (mutants, the
+    red team, independent correct files), so it needs the instructor's copy of the kit.
+    """
+    sys.path.insert(0, str(labs.KIT_ROOT))
+    from tests.hostile.catalogue import HOSTILE
+    from tests.mutation import apply, catalogue, reference_source
+
+    lab = labs.get(lab_id)
+    reference = reference_source(lab_id)
+    pristine = lab.starter.read_text(encoding="utf-8")
+    hostile = [h for h in HOSTILE if h.lab == lab_id and h.file in BENCH_HOSTILE]
+    honest = sorted((labs.KIT_ROOT / "tests" / "submissions" / lab_id).glob("*.py"))
+    pool = [("buggy", apply(reference, m)) for m in catalogue(lab_id)]
+    correct = [reference, *(p.read_text(encoding="utf-8") for p in honest)]  # the reference and engines written apart
+    pool += [("correct", text) for text in correct[1:]]
+    pool += [("hostile", h.source()) for h in hostile]
+    kinds = {}
+    folder.mkdir(parents=True, exist_ok=True)
+    for i in range(size):
+        # Per 10 students: 4 buggy, 3 correct, 2 not started, 1 from the pool's rest (cycled).
+        slot = i % 10
+        if slot < 4 or slot == 9:
+            kind, text = pool[(i * 7) % len(pool)]
+        elif slot < 7:
+            kind, text = "correct", correct[i % len(correct)]
+        else:
+            kind, text = "starter", pristine
+        name = f"student{i:04d}"
+        (folder / f"{name}.py").write_text(text, encoding="utf-8")
+        kinds[name] = kind
+    return kinds
+
+
+def _batch_seconds(folder: Path, out: Path, jobs: int) -> float:
+    started = time.perf_counter()
+    command = [sys.executable, "-m", "grader", "batch", str(folder), "--lab", "ch06", "--out", str(out)]
+    subprocess.run([*command, "--jobs", str(jobs)], cwd=labs.KIT_ROOT, capture_output=True, check=True)
+    return time.perf_counter() - started
+
+
+def _first(folder: Path, names: list[str], into: Path) -> Path:
+    """A class folder holding copies of the first students (batch input refuses symlinks)."""
+    into.mkdir(parents=True)
+    for name in names:
+        shutil.copyfile(folder / f"{name}.py", into / f"{name}.py")
+    return into
+
+
+def bench_batch(repeat: int, size: int = 200, sizes: tuple[int, ...] = SCALING_SIZES) -> dict:
+    """A generated class through `grader batch` with 1 and N jobs, against in-process grading,
+    and the first 50 to 400 of its students with N jobs: the time must grow linearly.
+
+    One run of each (a run of 200 students is itself an average); the in-process figure
+    grades the honest submissions (trusted code only) in the batch's chunks. Every prefix
+    of the class has the same mix of kinds (generate_class cycles it every 10 students).
+    """
+    from . import runner
+    from .batch.run import MAX_CHUNK
+    from .seam import Implementation
+
+    jobs = os.cpu_count() or 1
+    lab = labs.get("ch06")
+    with tempfile.TemporaryDirectory(prefix="labkit-bench-batch-") as tmp:
+        everyone = Path(tmp) / "everyone"
+        all_kinds = generate_class(everyone, max(size, *sizes))
+        names = sorted(all_kinds)
+        folder = _first(everyone, names[:size], Path(tmp) / "class")
+        kinds = {n: all_kinds[n] for n in names[:size]}
+        honest = [n for n, k in kinds.items() if k != "hostile"]
+        times = {n: _batch_seconds(folder, Path(tmp) / f"out{n}", n) for n in sorted({1, jobs})}
+        scaling = {}
+        for n in sizes:
+            seconds = times[jobs] if n == size else None
+            if seconds is None:
+                prefix = _first(everyone, names[:n], Path(tmp) / f"first{n}")
+                seconds = _batch_seconds(prefix, Path(tmp) / f"scaling{n}", jobs)
+            scaling[n] = seconds
+        # The same students in-process, in chunks as long as the batch's (one pytest session
+        # each): one session for all would load every file into one process and slow down.
+        started = time.perf_counter()
+        for first in range(0, len(honest), MAX_CHUNK):
+            chunk = [Implementation("submission", folder / f"{n}.py") for n in honest[first : first + MAX_CHUNK]]
+            runner.run_many(lab, chunk, isolation="in-process")
+        in_process = (time.perf_counter() - started) / len(honest)
+        walled = [json.loads((Path(tmp) / "out1" / "reports" / f"{n}.json").read_text())["duration_s"] for n in honest]
+    throughput = {n: size / t for n, t in times.items()}
+    per_honest = sum(walled) / len(walled)
+    per_student = {n: seconds / n for n, seconds in scaling.items()}
+    smallest, largest = min(sizes), max(sizes)
+    return {
+        "class": {
+            "students": size,
+            "kinds": {k: list(kinds.values()).count(k) for k in sorted(set(kinds.values()))},
+            "lab": "ch06",
+        },
+        "one_job": {"seconds": round(times[1], 1), "per_second": round(throughput[1], 3)},
+        f"{jobs}_jobs": {"seconds": round(times[jobs], 1), "per_second": round(throughput[jobs], 3)},
+        "parallel": {"jobs": jobs, "efficiency": round(throughput[jobs] / (jobs * throughput[1]), 2)},
+        "per_submission": {
+            "in_process_s": round(in_process, 3),
+            "behind_the_wall_s": round(per_honest, 3),
+            "overhead_s": round(per_honest - in_process, 3),
+            "ratio": round(per_honest / in_process, 2),
+        },
+        "scaling": {
+            "jobs": jobs,
+            **{f"{n}_students_s": round(seconds, 1) for n, seconds in scaling.items()},
+            # 1.0 is linear: the time per student with the most students over that with the fewest
+            "linearity": round(per_student[largest] / per_student[smallest], 2),
+        },
+    }
