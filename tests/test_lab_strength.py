@@ -7,6 +7,7 @@ import pytest
 
 from grader import labs
 from tests.grading import failing, grade
+from tests.mutation import reference_source
 
 LAB_IDS = list(labs.discover())
 SUBMISSIONS = Path(__file__).parent / "submissions"
@@ -44,3 +45,16 @@ def test_every_task_has_tests_and_every_test_has_points(lab_id):
     for task in document["tasks"]:
         assert task["tests"] > 0 and task["max_score"] > 0, task
     assert all(t["max_points"] > 0 for t in document["tests"])
+
+
+def test_the_provided_lift_works_with_the_chapters_init_signature(tmp_path):
+    """The chapter's Tensor.__init__ has no requires_grad: a student who pastes its signature over
+    the starter's must not break the provided _lift, which marks constants after construction."""
+    source = reference_source("ch06")
+    ours = 'def __init__(self, data, _parents=(), _op="", requires_grad=True):'
+    assert ours in source
+    chapters = 'def __init__(self, data, _parents=(), _op=""):\n        requires_grad = True'
+    path = tmp_path / "chapter_signature.py"
+    path.write_text(source.replace(ours, chapters))
+    document = grade("ch06", path)
+    assert not failing(document), {k: v["message"] for k, v in failing(document).items()}

@@ -157,7 +157,12 @@ class Tensor:
     @staticmethod
     def _lift(x):
         """Wrap a number or an array as a constant Tensor; a Tensor is returned as it is."""
-        return x if isinstance(x, Tensor) else Tensor(x, requires_grad=False)
+        if isinstance(x, Tensor):
+            return x
+        # Marked after construction, so that an __init__ written without requires_grad works too.
+        constant = Tensor(x)
+        constant.requires_grad = False
+        return constant
 
     # Binary operations: the scalar rules, with every input gradient unbroadcast.
     def __add__(self, other):
