@@ -77,11 +77,17 @@ def sweep(root: Path | None = None) -> list[Path]:
     """Delete the scratch folders whose owner is no longer running; return them."""
     root = Path(root or tempfile.gettempdir())
     removed = []
-    with contextlib.suppress(OSError):
-        for folder in root.glob(f"{PREFIX}*"):
+    try:
+        candidates = list(root.glob(f"{PREFIX}*"))
+    except OSError:
+        return removed
+    for folder in candidates:
+        try:  # another grader may be creating or deleting any of them at this moment
             if folder.is_symlink() or not folder.is_dir() or folder.stat().st_uid != os.geteuid():
                 continue
-            if _owner_is_gone(folder) and not _has_mounts_under(folder):
-                shutil.rmtree(folder, ignore_errors=True)
-                removed.append(folder)
+        except OSError:
+            continue
+        if _owner_is_gone(folder) and not _has_mounts_under(folder):
+            shutil.rmtree(folder, ignore_errors=True)
+            removed.append(folder)
     return removed
