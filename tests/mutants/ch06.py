@@ -462,6 +462,20 @@ MUTANTS = [
         },
     ),
     Mutant(
+        name="tensor_sub_negates_left_operand",
+        bug="Tensor.__sub__ subtracts the gradient from the left operand too (d(a - b)/da is +1)",
+        within="Tensor.__sub__",
+        old="self.grad += _unbroadcast(out.grad, self.shape)",
+        new="self.grad -= _unbroadcast(out.grad, self.shape)",
+        caught_by={
+            "test_exercise_f_composed_softmax_and_cross_entropy",
+            "test_tensor_gradcheck[sub_column_row]",
+            "test_tensor_used_twice_gets_all_contributions[x * (x - 1)]",
+            "test_xor_training_reproduces_the_chapter",
+            "test_xor_without_zeroing_overshoots",
+        },
+    ),
+    Mutant(
         name="tensor_sub_no_unbroadcast_other",
         bug="Tensor.__sub__ subtracts out.grad from the right operand's gradient without unbroadcasting it",
         within="Tensor.__sub__",
