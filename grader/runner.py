@@ -343,7 +343,7 @@ def run_tests(
         nodeids = {t["id"]: t["nodeid"] for t in collected or []}
         deselect = [arg for i in done for arg in ("--deselect", nodeids[i])]
         with scratch.temporary("run") as tmp:
-            run = _run_pytest(lab, impl, isolation, extra_env or {}, deselect, budget, Path(tmp), with_json=True)
+            run = _run_pytest(lab, impl, isolation, extra_env or {}, deselect, budget, tmp, with_json=True)
             if collected is None:
                 if run.progress.collected is None:
                     raise GradingError(f"the tests of lab {lab.id} could not be collected:\n{run.output[-3000:]}")
@@ -405,12 +405,12 @@ def run_many(
     remaining = list(range(len(impls)))
     while remaining:
         with scratch.temporary("queue") as tmp:
-            queue = Path(tmp) / "queue.json"
+            queue = tmp / "queue.json"
             queue.write_text(json.dumps([{"key": str(i), "path": str(impls[i].path)} for i in remaining]))
             env = {QUEUE_ENV: str(queue), **(extra_env or {})}
             budget = timeout * len(remaining)
             run = _run_pytest(
-                lab, impls[remaining[0]], isolation, env, [], budget, Path(tmp), with_json=False, on_poll=take_finished
+                lab, impls[remaining[0]], isolation, env, [], budget, tmp, with_json=False, on_poll=take_finished
             )
         if run.progress.collected is None:
             raise GradingError(f"the tests of lab {lab.id} could not be collected:\n{run.output[-3000:]}")
@@ -432,7 +432,7 @@ def run_many(
 def collect(lab: Lab) -> list[dict]:
     """The lab's tests with their tasks and points, without running them."""
     with scratch.temporary("collect") as tmp:
-        progress = Path(tmp) / "progress.jsonl"
+        progress = tmp / "progress.jsonl"
         cmd = _pytest_command(lab, ["--collect-only"])
         env = _child_env(lab, Implementation("ref", None), progress, {})
         proc = subprocess.run(cmd, cwd=KIT_ROOT, env=env, capture_output=True, text=True, timeout=120)

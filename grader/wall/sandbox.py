@@ -178,14 +178,17 @@ class Sandbox:
 
     process: subprocess.Popen
     control: socket.socket
-    scratch: Path
+    owned: scratch_folders.Folder  # the scratch folder, locked while the sandbox lives (a killed grader's is swept)
     protections: list[str]
     uid: int | None
     gid: int | None
     _runs: int = field(default=0)
     loads: int = field(default=0)
     folder: Path | None = None  # the loaded submission's folder
-    owned: scratch_folders.Folder | None = None  # the scratch folder's lock, so a killed grader's is swept
+
+    @property
+    def scratch(self) -> Path:
+        return self.owned.path
 
     def load(self, submission: Path) -> int:
         """Give the zygote the next submission (it kills every process of the last one first).
@@ -242,10 +245,7 @@ class Sandbox:
                 self.process.wait(timeout=10)
         with contextlib.suppress(OSError):
             self.control.close()
-        if self.owned is not None:
-            self.owned.remove()
-        else:
-            shutil.rmtree(self.scratch, ignore_errors=True)
+        self.owned.remove()
 
 
 def start(lab, limits: Limits, *, module_name: str = "submission") -> Sandbox:
@@ -334,7 +334,7 @@ def start(lab, limits: Limits, *, module_name: str = "submission") -> Sandbox:
         )
     finally:
         child.close()
-    return Sandbox(process, parent, scratch, protections, *(user or (None, None)), owned=owned)
+    return Sandbox(process, parent, owned, protections, *(user or (None, None)))
 
 
 def _private_tmp(scratch: Path) -> str | None:
