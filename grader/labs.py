@@ -10,13 +10,14 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
+from .env import LIMITS_ENV
+
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
 KIT_ROOT = Path(__file__).resolve().parent.parent
-LIMITS_ENV = "LABKIT_LIMITS"  # JSON object overriding every lab's [limits], e.g. for fast red-team runs
 LABS_DIR = KIT_ROOT / "labs"
 REFERENCE_DIR = KIT_ROOT / "reference"
 

@@ -15,11 +15,6 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-PROGRESS_ENV = "LABKIT_PROGRESS"
-PARENT_ENV = "LABKIT_PARENT_PID"  # the grader process: the session dies with it
-LAB_ENV = "LABKIT_LAB"  # the lab a pytest session grades (its worker can start before collection)
-QUEUE_ENV = "LABKIT_QUEUE"  # a JSON file listing the submissions one pytest session grades in turn
-
 
 @dataclass
 class Part:

@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
+from .env import LAB_ENV, PARENT_ENV, PROGRESS_ENV, QUEUE_ENV
 from .failures import SubmissionError, WorkerFailure
-from .progress import LAB_ENV, PARENT_ENV, PROGRESS_ENV, QUEUE_ENV
 from .seam import code_under_test_files, isolation_from_env, sync, under_test
 from .testing.checks import LabCheckFailure
 

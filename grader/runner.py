@@ -24,10 +24,11 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from . import scratch
-from .labs import KIT_ROOT, LIMITS_ENV, Lab
-from .progress import LAB_ENV, PARENT_ENV, PROGRESS_ENV, QUEUE_ENV, Part, ProgressReader
-from .seam import IMPL_ENV, ISOLATION_ENV, Implementation
+from . import pytest_process, scratch
+from .env import IMPL_ENV, ISOLATION_ENV, LAB_ENV, LIMITS_ENV, PARENT_ENV, PROGRESS_ENV, QUEUE_ENV
+from .labs import KIT_ROOT, Lab
+from .progress import Part, ProgressReader
+from .seam import Implementation
 
 OUTCOMES = ("passed", "failed", "error", "timeout", "crashed", "not_run")
 DEFAULT_RUN_SECONDS = 300
@@ -71,7 +72,7 @@ class TestResult:
         return asdict(self)
 
 
-def _pytest_command(lab: Lab, extra: list[str], json_path: Path | None = None) -> list[str]:
+def _pytest_args(lab: Lab, extra: list[str], json_path: Path | None = None) -> list[str]:
     report = (
         [
             "-p",
@@ -84,9 +85,6 @@ def _pytest_command(lab: Lab, extra: list[str], json_path: Path | None = None) -
         else []
     )
     return [
-        sys.executable,
-        "-m",
-        "pytest",
         str(lab.tests),
         # The kit's own configuration only: a conftest.py or pytest.ini left in a lab
         # folder must not change how the lab is graded.
@@ -111,17 +109,12 @@ def _pytest_command(lab: Lab, extra: list[str], json_path: Path | None = None) -
 
 
 def _child_env(lab: Lab, impl: Implementation, progress: Path, extra_env: dict[str, str]) -> dict[str, str]:
-    env = dict(os.environ)
-    # pytest may cache the kit's compiled (and assertion-rewritten) modules in __pycache__: a
-    # session then starts without compiling them again (the worker never reads those caches).
-    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env = pytest_process.base_env()
     env[LIMITS_ENV] = json.dumps(lab.limits)  # the limits this run was given, overrides included
     env[IMPL_ENV] = impl.env_value
     env[LAB_ENV] = lab.id
     env[PROGRESS_ENV] = str(progress)
     env[PARENT_ENV] = str(os.getpid())
-    env.setdefault("PYTHONHASHSEED", "0")
-    env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"  # _pytest_command names the plugins to load
     env.update(extra_env)
     return env
 
@@ -208,29 +201,22 @@ def _run_pytest(
     progress = ProgressReader(tmp / "progress.jsonl")
     extra = [f"--timeout={test_seconds:g}", "--timeout-method=signal", *extra]
     output = tmp / "pytest.out"
-    with output.open("w") as out:
-        proc = subprocess.Popen(
-            _pytest_command(lab, extra, json_path),
-            cwd=KIT_ROOT,
-            env=_child_env(lab, impl, progress.path, {ISOLATION_ENV: isolation, **env}),
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,  # its own process group, killed as a whole
-        )
+    child_env = _child_env(lab, impl, progress.path, {ISOLATION_ENV: isolation, **env})
+    proc = pytest_process.start(_pytest_args(lab, extra, json_path), child_env, output)
+    with _live_lock:
+        _live.add(proc)
+    try:
+        killed = _watch(proc, progress, test_seconds, budget, on_poll)
+    except BaseException:  # Ctrl-C, or the caller's callback failed: leave nothing running
+        _kill_group(proc)
+        raise
+    finally:
         with _live_lock:
-            _live.add(proc)
-        try:
-            killed = _watch(proc, progress, test_seconds, budget, on_poll)
-        except BaseException:  # Ctrl-C, or the caller's callback failed: leave nothing running
-            _kill_group(proc)
-            raise
-        finally:
-            with _live_lock:
-                _live.discard(proc)
+            _live.discard(proc)
     progress.poll()
     if on_poll is not None:
         on_poll(progress)
-    text = output.read_text(errors="replace")
+    text = output.read_text(errors="replace") if output.exists() else ""  # absent if it died before its orders
     if killed:
         return _Pytest(progress, json_path, _Stopped(progress.running, "timeout", killed), text)
     if proc.returncode not in (0, 1) or (json_path is not None and not json_path.is_file()):
@@ -433,7 +419,7 @@ def collect(lab: Lab) -> list[dict]:
     """The lab's tests with their tasks and points, without running them."""
     with scratch.temporary("collect") as tmp:
         progress = tmp / "progress.jsonl"
-        cmd = _pytest_command(lab, ["--collect-only"])
+        cmd = [sys.executable, "-m", "pytest", *_pytest_args(lab, ["--collect-only"])]
         env = _child_env(lab, Implementation("ref", None), progress, {})
         proc = subprocess.run(cmd, cwd=KIT_ROOT, env=env, capture_output=True, text=True, timeout=120)
         collected = ProgressReader(progress).poll().collected

@@ -21,11 +21,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import labs
+from .env import IMPL_ENV, ISOLATION_ENV, QUEUE_ENV
 from .failures import SubmissionError
-from .progress import QUEUE_ENV
 
-IMPL_ENV = "IMPL"
-ISOLATION_ENV = "LABKIT_ISOLATION"  # "in-process" (default) or "worker": behind the wall
 NO_REFERENCE = "the reference solution is not part of the student edition"
 
 

@@ -150,7 +150,7 @@ def honest_test_with(session):
 def test_a_dead_sandbox_is_replaced_for_the_next_submission(monkeypatch):
     """If a batch job's sandbox dies (killed from outside), the next student gets a new one."""
     from grader import seam
-    from grader.progress import QUEUE_ENV
+    from grader.env import QUEUE_ENV
 
     monkeypatch.setenv(QUEUE_ENV, "queue.json")  # a queue's handle: the sandbox starts, no submission yet
     remote = seam.RemoteLab("ch06")

@@ -1,0 +1,16 @@
+"""The environment variables by which the grader tells a pytest process what to grade.
+
+Each is read only once pytest runs, never while Python starts or imports pytest, so a
+process started ahead of time can be given them late (grader.pytest_process). A new one
+belongs here under the same rule.
+"""
+
+IMPL_ENV = "IMPL"  # mine, ref or a submission's path: the code under test (plain `pytest` reads it too)
+ISOLATION_ENV = "LABKIT_ISOLATION"  # "in-process" (default) or "worker": behind the wall
+LAB_ENV = "LABKIT_LAB"  # the lab a pytest session grades (its worker can start before collection)
+LIMITS_ENV = "LABKIT_LIMITS"  # JSON object overriding every lab's [limits], e.g. for fast red-team runs
+PARENT_ENV = "LABKIT_PARENT_PID"  # the grader process: the session dies with it
+PROGRESS_ENV = "LABKIT_PROGRESS"  # the file the session streams its progress to
+QUEUE_ENV = "LABKIT_QUEUE"  # a JSON file listing the submissions one pytest session grades in turn
+
+RUN_ENV = frozenset({IMPL_ENV, ISOLATION_ENV, LAB_ENV, LIMITS_ENV, PARENT_ENV, PROGRESS_ENV, QUEUE_ENV})

@@ -1,0 +1,18 @@
+"""The `grader` command's entry point (and `python -m grader`'s).
+
+For `grader run`, the pytest process that will grade starts first, so that its start-up
+overlaps the grader's own: importing click and the kit, reading the lab and the command
+line (grader.pytest_process).
+"""
+
+import sys
+
+
+def main() -> None:
+    if sys.argv[1:2] == ["run"]:
+        from . import pytest_process
+
+        pytest_process.prestart()
+    from .cli import main as cli
+
+    cli()

@@ -1,0 +1,119 @@
+"""The pytest process started ahead of time: taken when it can grade the run, never when it
+cannot, gone when no one needs it; and a grading process that ends as soon as its tests do."""
+
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+
+from grader import labs, pytest_process, runner, starter
+from grader.env import IMPL_ENV, QUEUE_ENV, RUN_ENV
+from grader.seam import Implementation
+
+
+@pytest.fixture
+def spawned(monkeypatch):
+    """Every process pytest_process starts, in order."""
+    started = []
+    spawn = pytest_process._spawn
+
+    def counting(env):
+        proc = spawn(env)
+        started.append(proc)
+        return proc
+
+    monkeypatch.setattr(pytest_process, "_spawn", counting)
+    yield started
+    pytest_process._spare = None  # a test that failed half-way leaves no spare to the next
+
+
+def _reference_run(lab_id="lesson1_3"):
+    lab = labs.get(lab_id)
+    return runner.run_tests(lab, Implementation.parse("ref", lab))
+
+
+def _passed(run):
+    return all(r.outcome == "passed" for r in run.results)
+
+
+def test_a_run_takes_the_spare_instead_of_starting_a_process(spawned):
+    pytest_process.prestart()
+    assert len(spawned) == 1
+    assert _passed(_reference_run())
+    assert len(spawned) == 1 and spawned[0].returncode == 0
+
+
+def test_a_spare_started_in_another_environment_is_not_used_and_leaves(spawned, monkeypatch):
+    pytest_process.prestart()
+    monkeypatch.setenv("LABKIT_TEST_SOMETHING_ELSE", "1")  # read at start-up, for all the spare knows
+    assert _passed(_reference_run())
+    assert len(spawned) == 2
+    assert spawned[0].wait(timeout=60) == 0  # its orders' pipe closed: it left without grading
+
+
+def test_a_spare_that_died_is_replaced(spawned):
+    pytest_process.prestart()
+    spawned[0].kill()
+    spawned[0].wait()
+    assert _passed(_reference_run())
+    assert len(spawned) == 2
+
+
+def test_variables_a_run_is_told_by_never_come_from_the_graders_own_environment(monkeypatch):
+    # A shell's IMPL, or a queue file left in the environment, must not change what a run grades.
+    monkeypatch.setenv(IMPL_ENV, "mine")
+    monkeypatch.setenv(QUEUE_ENV, "/nonexistent/queue.json")
+    assert not RUN_ENV & set(pytest_process.base_env())
+    assert _passed(_reference_run())
+
+
+def test_its_kit_root_is_the_labs():
+    assert str(labs.KIT_ROOT) == pytest_process.KIT_ROOT  # it avoids importing grader.labs to start sooner
+
+
+def test_a_grader_that_stops_early_leaves_no_pytest_process(tmp_path):
+    marker = f"labkit-test-{os.getpid()}-{time.monotonic_ns()}"
+    env = dict(os.environ, LABKIT_TEST_MARKER=marker)
+    done = subprocess.run(
+        [sys.executable, "-m", "grader", "run", "--lab", "nosuch"], cwd=labs.KIT_ROOT, env=env, capture_output=True
+    )
+    assert done.returncode == 2
+    deadline = time.monotonic() + 60
+    while _processes_with(marker) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert _processes_with(marker) == []
+
+
+def _processes_with(marker: str) -> list[str]:
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/environ", "rb") as f:
+                if marker.encode() in f.read():
+                    found.append(pid)
+        except OSError:  # gone, or not ours to read
+            pass
+    return found
+
+
+LINGERING = """
+import atexit, threading, time
+
+threading.Thread(target=time.sleep, args=(3600,), daemon=False).start()
+atexit.register(time.sleep, 3600)
+"""
+
+
+def test_code_under_test_cannot_hold_the_process_open_after_its_tests(tmp_path):
+    # A forgotten thread or atexit hook in the student's own code, graded in-process: the run
+    # ends with its tests, not when the watchdog gives up on it.
+    lab = labs.get("lesson1_3")
+    submission = tmp_path / "lingering.py"
+    submission.write_text(starter.assemble(lab, strip=False) + LINGERING)
+    budget = 60  # far more than the tests take; a process held open is killed when it is spent
+    started = time.monotonic()
+    run = runner.run_tests(lab, Implementation.parse(str(submission), lab), timeout=budget)
+    assert _passed(run)
+    assert time.monotonic() - started < budget
