@@ -3,7 +3,8 @@
 pytest runs in its own process so that nothing the code under test does in-process
 (crash, exit, hang) can take the grader down: the grader reads pytest-json-report's
 file, and the plugin's progress stream tells it which test was running if the child
-died before writing that file.
+died before writing that file. grader.pytest_process starts these processes (`grader
+run`'s before the grader has read its command line).
 
 Behind the wall the pytest process is trusted, so one pytest session can grade a whole
 queue of submissions in turn (``run_many``): pytest and the tests load once, and the
