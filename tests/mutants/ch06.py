@@ -602,6 +602,16 @@ MUTANTS = [
         },
     ),
     Mutant(
+        name="tensor_rsub_swapped",
+        bug="Tensor.__rsub__ computes self - other, so 2.0 - t is t - 2.0",
+        within="Tensor.__rsub__",
+        old="return Tensor._lift(other) - self",
+        new="return self - other",
+        caught_by={
+            "test_tensor_gradcheck[neg_and_numbers]",
+        },
+    ),
+    Mutant(
         name="tensor_exp_uses_input",
         bug="Tensor.exp backward multiplies by x instead of exp(x)",
         within="Tensor.exp",
@@ -961,6 +971,16 @@ MUTANTS = [
         new="",
         caught_by={
             "test_shape_operations_forward",
+            "test_tensor_gradcheck[reshape]",
+        },
+    ),
+    Mutant(
+        name="reshape_backward_keeps_output_shape",
+        bug="Tensor.reshape's backward adds the output's gradient as it is, without reshaping it to the input's shape",
+        within="Tensor.reshape",
+        old="self.grad += out.grad.reshape(self.shape)",
+        new="self.grad += out.grad",
+        caught_by={
             "test_tensor_gradcheck[reshape]",
         },
     ),
