@@ -15,6 +15,7 @@ from pathlib import Path
 from . import labs
 
 SCALING_SIZES = (50, 100, 200, 400)  # class sizes graded with N jobs: the time must grow linearly
+ONE_BY_ONE = 20  # students graded with one `grader run` each, the batch's baseline (two of every ten kinds)
 
 
 # A few hostile files from the red team's catalogue: each costs its limits, never the batch.
@@ -73,6 +74,16 @@ def _batch_seconds(folder: Path, out: Path, jobs: int) -> float:
     return time.perf_counter() - started
 
 
+def one_by_one_seconds(folder: Path, names: list[str], out: Path) -> float:
+    """Seconds per student for one `grader run` per student in turn, as a shell loop would grade them."""
+    out.mkdir(parents=True, exist_ok=True)
+    started = time.perf_counter()
+    for name in names:
+        command = [sys.executable, "-m", "grader", "run", "--lab", "ch06", "--submission", str(folder / f"{name}.py")]
+        subprocess.run([*command, "--json", str(out / f"{name}.json")], cwd=labs.KIT_ROOT, capture_output=True)
+    return (time.perf_counter() - started) / len(names)
+
+
 def _first(folder: Path, names: list[str], into: Path) -> Path:
     """A class folder holding copies of the first students (batch input refuses symlinks)."""
     into.mkdir(parents=True)
@@ -82,8 +93,9 @@ def _first(folder: Path, names: list[str], into: Path) -> Path:
 
 
 def bench_batch(repeat: int, size: int = 200, sizes: tuple[int, ...] = SCALING_SIZES) -> dict:
-    """A generated class through `grader batch` with 1 and N jobs, against in-process grading,
-    and the first 50 to 400 of its students with N jobs: the time must grow linearly.
+    """A generated class through `grader batch` with 1 and N jobs, against in-process grading
+    and against one `grader run` per student, and the first 50 to 400 of its students with N
+    jobs: the time must grow linearly.
 
     One run of each (a run of 200 students is itself an average); the in-process figure
     grades the honest submissions (trusted code only) in the batch's chunks. Every prefix
@@ -103,6 +115,7 @@ def bench_batch(repeat: int, size: int = 200, sizes: tuple[int, ...] = SCALING_S
         kinds = {n: all_kinds[n] for n in names[:size]}
         honest = [n for n, k in kinds.items() if k != "hostile"]
         times = {n: _batch_seconds(folder, Path(tmp) / f"out{n}", n) for n in sorted({1, jobs})}
+        one_by_one = one_by_one_seconds(folder, names[:ONE_BY_ONE], Path(tmp) / "one_by_one")
         scaling = {}
         for n in sizes:
             seconds = times[jobs] if n == size else None
@@ -131,6 +144,13 @@ def bench_batch(repeat: int, size: int = 200, sizes: tuple[int, ...] = SCALING_S
         "one_job": {"seconds": round(times[1], 1), "per_second": round(throughput[1], 3)},
         f"{jobs}_jobs": {"seconds": round(times[jobs], 1), "per_second": round(throughput[jobs], 3)},
         "parallel": {"jobs": jobs, "efficiency": round(throughput[jobs] / (jobs * throughput[1]), 2)},
+        # `grader run` per student, behind the wall as the batch grades: what the batch saves.
+        "one_by_one": {
+            "students": ONE_BY_ONE,
+            "per_student_s": round(one_by_one, 3),
+            "batch_speedup_1_job": round(one_by_one * throughput[1], 2),
+            f"batch_speedup_{jobs}_jobs": round(one_by_one * throughput[jobs], 2),
+        },
         "per_submission": {
             "in_process_s": round(in_process, 3),
             "behind_the_wall_s": round(per_honest, 3),

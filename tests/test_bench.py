@@ -56,3 +56,11 @@ def test_a_generated_class_mixes_every_kind_in_every_ten_students(tmp_path):
     texts = {(tmp_path / f"{name}.py").read_text() for name, kind in kinds.items() if kind == "correct"}
     assert len(texts) >= 3  # the reference and the independently written engines, not one file copied
     assert set(kinds.values()) >= {"correct", "starter", "buggy"}
+
+
+def test_the_batch_baseline_grades_each_student_with_grader_run(tmp_path):
+    bench_batch.generate_class(tmp_path / "class", 2)
+    seconds = bench_batch.one_by_one_seconds(tmp_path / "class", ["student0000", "student0001"], tmp_path / "out")
+    assert seconds > 0
+    reports = sorted(p.name for p in (tmp_path / "out").glob("*.json"))
+    assert reports == ["student0000.json", "student0001.json"]  # each was graded, not merely started
