@@ -14,9 +14,21 @@ under test can keep the process alive after the tests are done.
 import json
 import os
 import sys
+import traceback
 
-import numpy  # noqa: F401 - every lab's checks use it: loaded while the orders are on their way
-import pytest
+
+def _preload() -> str | None:
+    """Import what every run needs while the orders are on their way (every lab's checks use
+    numpy). A failure is reported in the run's output, which only the orders name."""
+    try:
+        import numpy  # noqa: F401
+        import pytest  # noqa: F401
+    except Exception:
+        return traceback.format_exc()
+    return None
+
+
+_PRELOAD_FAILURE = _preload()
 
 
 def _redirect(output: str) -> None:
@@ -36,6 +48,12 @@ def main() -> None:
         os._exit(0)
     orders = json.loads(line)
     _redirect(orders["output"])
+    if _PRELOAD_FAILURE:
+        sys.stderr.write(f"the grading process could not import pytest and numpy:\n{_PRELOAD_FAILURE}")
+        sys.stderr.flush()
+        os._exit(3)
+    import pytest
+
     os.environ.update(orders["env"])
     sys.argv = ["pytest", *orders["args"]]
     status = pytest.console_main()

@@ -119,3 +119,14 @@ def test_code_under_test_cannot_hold_the_process_open_after_its_tests(tmp_path):
     finally:
         proc.kill()
     assert "1 passed" in (tmp_path / "out.txt").read_text()
+
+
+def test_a_process_that_cannot_import_pytest_or_numpy_says_so_in_its_output(tmp_path):
+    shadow = tmp_path / "shadow"
+    shadow.mkdir()
+    (shadow / "numpy.py").write_text("raise ImportError('a numpy broken on purpose')\n")
+    env = dict(pytest_process.base_env(), PYTHONPATH=str(shadow))
+    proc = pytest_process.start(["--version"], env, tmp_path / "out.txt")
+    assert proc.wait(timeout=120) != 0
+    output = (tmp_path / "out.txt").read_text()
+    assert "could not import pytest and numpy" in output and "a numpy broken on purpose" in output
