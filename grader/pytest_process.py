@@ -65,14 +65,19 @@ def prestart() -> None:
             _spare = (_spawn(env), env)
 
 
-def _take_spare(env: dict[str, str]) -> subprocess.Popen | None:
+def _split(env: dict[str, str]) -> tuple[dict[str, str], dict[str, str]]:
+    """``env`` as what a process must start with, and what its orders may add (RUN_ENV)."""
+    early = {k: v for k, v in env.items() if k not in RUN_ENV}
+    return early, {k: v for k, v in env.items() if k in RUN_ENV}
+
+
+def _take_spare(early: dict[str, str]) -> subprocess.Popen | None:
     global _spare
     with _spare_lock:
         spare, _spare = _spare, None
     if spare is None:
         return None
     proc, spare_env = spare
-    early = {k: v for k, v in env.items() if k not in RUN_ENV}
     if early == spare_env and proc.poll() is None:
         return proc
     proc.stdin.close()  # it leaves at once, or after its imports
@@ -81,9 +86,9 @@ def _take_spare(env: dict[str, str]) -> subprocess.Popen | None:
 
 def start(args: list[str], env: dict[str, str], output: os.PathLike) -> subprocess.Popen:
     """A pytest process running ``pytest args`` in ``env``, printing to ``output``."""
-    late = {k: v for k, v in env.items() if k in RUN_ENV}
+    early, late = _split(env)
     orders = (json.dumps({"args": args, "env": late, "output": str(output)}) + "\n").encode()
-    proc = _take_spare(env)
+    proc = _take_spare(early)
     if proc is not None:
         try:
             proc.stdin.write(orders)
@@ -91,7 +96,7 @@ def start(args: list[str], env: dict[str, str], output: os.PathLike) -> subproce
             return proc
         except BrokenPipeError:  # it died while starting: start another
             proc.wait()
-    proc = _spawn({k: v for k, v in env.items() if k not in RUN_ENV})
+    proc = _spawn(early)
     proc.stdin.write(orders)
     proc.stdin.close()
     return proc
