@@ -84,19 +84,24 @@ def _take_spare(early: dict[str, str]) -> subprocess.Popen | None:
     return None
 
 
+def _send(proc: subprocess.Popen, orders: bytes) -> bool:
+    """Give ``proc`` its orders; False if it has already died."""
+    try:
+        proc.stdin.write(orders)
+        proc.stdin.close()
+    except BrokenPipeError:
+        proc.wait()
+        return False
+    return True
+
+
 def start(args: list[str], env: dict[str, str], output: os.PathLike) -> subprocess.Popen:
     """A pytest process running ``pytest args`` in ``env``, printing to ``output``."""
     early, late = _split(env)
     orders = (json.dumps({"args": args, "env": late, "output": str(output)}) + "\n").encode()
-    proc = _take_spare(early)
-    if proc is not None:
-        try:
-            proc.stdin.write(orders)
-            proc.stdin.close()
-            return proc
-        except BrokenPipeError:  # it died while starting: start another
-            proc.wait()
-    proc = _spawn(early)
-    proc.stdin.write(orders)
-    proc.stdin.close()
+    spare = _take_spare(early)
+    if spare is not None and _send(spare, orders):
+        return spare
+    proc = _spawn(early)  # no spare, or it died while starting
+    _send(proc, orders)  # if even a fresh one dies at once, the runner reports it as crashed
     return proc
