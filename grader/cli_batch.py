@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from . import batch
+from . import batch, runner
 from .cli import UsageProblem, _lab, _with_limits
 
 
@@ -91,6 +91,10 @@ def batch_command(submissions, lab_name, out_dir, jobs, resume, shard, limits):
         chosen = batch.Shard.parse(shard) if shard else None
     except ValueError as exc:
         raise UsageProblem(str(exc) if "shard" in str(exc) else f"--shard takes I/N, got {shard!r}") from None
+    try:
+        runner.require_sandbox("worker")  # before any student: a machine without a sandbox grades nobody
+    except runner.GradingError as exc:
+        raise UsageProblem(str(exc)) from None
     progress = _Progress()
     started = time.monotonic()
     try:

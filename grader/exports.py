@@ -47,10 +47,12 @@ def _summary(report: dict) -> str:
     return f"{points(report['score'])}/{points(report['max_score'])} ({counts})"
 
 
-def _isolation(report: dict) -> str:
+def _isolation(report: dict, *, protections: bool = True) -> str:
+    """The isolation mode and sandbox level; with ``protections``, what the kernel enforced."""
     isolation = report["isolation"]
-    protections = "; ".join(as_text(p) for p in isolation.get("protections", []))
-    return f"{isolation['mode']} ({protections})" if protections else isolation["mode"]
+    mode = isolation["mode"] + (f", {as_text(isolation['level'])} sandbox" if isolation.get("level") else "")
+    enforced = "; ".join(as_text(p) for p in isolation.get("protections", [])) if protections else ""
+    return f"{mode} ({enforced})" if enforced else mode
 
 
 def _flag_line(flag: dict) -> str:
@@ -107,7 +109,7 @@ def gradescope_results(report: dict, *, visibility: str = "visible") -> dict:
     lines = [
         f"{report['lab']}: {report['lab_title']}",
         f"Score: {_summary(report)}",
-        f"Isolation: {_isolation(report)}",
+        f"Isolation: {_isolation(report, protections=False)}",  # how the sandbox holds is the instructor's
     ]
     if report["flags"]:
         lines.append("Flags for the instructor to review (they do not change the score):")

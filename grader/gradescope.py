@@ -44,12 +44,13 @@ ROOT="${{{root_env}:-/autograder}}"
 KIT="$ROOT/source/{kit}"
 export DEBIAN_FRONTEND=noninteractive
 apt-get update
-apt-get install -y --no-install-recommends python3 python3-venv python3-pip
+apt-get install -y --no-install-recommends python3 python3-venv python3-pip bubblewrap util-linux
 python3 -c 'import sys; sys.exit(sys.version_info < (3, 10) and "labkit needs Python 3.10 or newer: use a newer image")'
 python3 -m venv "$KIT/.venv"
 "$KIT/.venv/bin/python" -m pip install --disable-pip-version-check --quiet -e "$KIT"
-# The wall runs a submission's workers as the unprivileged user nobody when nobody can read the
-# interpreter and numpy; let it (the edition holds nothing secret).
+# The wall runs a submission in bubblewrap or, where the container forbids its namespaces, as an
+# unprivileged uid of its own: either way that uid must read the interpreter and numpy (the
+# edition holds nothing secret).
 chmod a+x "$ROOT" "$ROOT/source"
 chmod -R a+rX "$KIT"
 "$KIT/.venv/bin/grader" list

@@ -22,7 +22,7 @@ class Part:
 
     started: list[str] = field(default_factory=list)  # test ids, in order
     results: dict[str, dict] = field(default_factory=dict)  # test id -> the plugin's verdict
-    protections: list[str] | None = None  # behind the wall: what the sandbox enforced
+    isolation: dict | None = None  # behind the wall: the sandbox's level and what the kernel enforced
     done: bool = False
 
 
@@ -65,7 +65,7 @@ class ProgressReader:
         elif kind == "result":
             self.part.results[event["id"]] = event
         elif kind == "isolation":
-            self.part.protections = event["protections"]
+            self.part.isolation = {"level": str(event["level"]), "protections": list(event["protections"])}
 
     @property
     def part(self) -> Part:

@@ -152,10 +152,14 @@ def pytest_runtestloop(session):
         for i, item in enumerate(items):
             item.config.hook.pytest_runtest_protocol(item=item, nextitem=items[i + 1] if i + 1 < len(items) else None)
         if wall.active() is not None:
-            _emit(session.config, {"event": "isolation", "protections": wall.active().protections})
+            _emit(session.config, _isolation_event(wall.active()))
         wall.close()
         _emit(session.config, {"event": "submission_done", "key": entry["key"]})
     return True
+
+
+def _isolation_event(wall_session) -> dict:
+    return {"event": "isolation", "level": wall_session.box.level, "protections": wall_session.protections}
 
 
 def pytest_sessionfinish(session):
@@ -163,7 +167,7 @@ def pytest_sessionfinish(session):
         from . import seam, wall
 
         if wall.active() is not None:
-            _emit(session.config, {"event": "isolation", "protections": wall.active().protections})
+            _emit(session.config, _isolation_event(wall.active()))
         wall.close()
         seam.close_sandboxes()
 

@@ -318,11 +318,12 @@ def run_tests(
     costs its own points only.
     """
     scratch.sweep_once()
+    require_sandbox(isolation)
     timeout = timeout or float(lab.limits.get("run_seconds", DEFAULT_RUN_SECONDS))
     deadline = time.monotonic() + timeout
     done: dict[str, TestResult] = {}
     collected: list[dict] | None = None
-    protections: list[str] = []
+    sandbox: dict = {"protections": []}
     for _ in range(MAX_RESTARTS + 1):
         budget = deadline - time.monotonic()
         if budget <= 0:
@@ -336,7 +337,7 @@ def run_tests(
                     raise GradingError(f"the tests of lab {lab.id} could not be collected:\n{run.output[-3000:]}")
                 collected = run.progress.collected
             part = run.progress.part
-            protections = part.protections or protections
+            sandbox = part.isolation or sandbox
             if run.stopped is None:
                 try:
                     done.update(_json_results(collected, run.json_path))
@@ -348,7 +349,18 @@ def run_tests(
             if run.stopped.test is None:
                 break
             done[run.stopped.test] = _stopped_result(collected, run.stopped)
-    return Run(_complete(collected, done, timeout), {"mode": isolation, "protections": protections})
+    return Run(_complete(collected, done, timeout), {"mode": isolation, **sandbox})
+
+
+def require_sandbox(isolation: str) -> None:
+    """Behind the wall, a sandbox this machine can make (GradingError naming the fix otherwise)."""
+    if isolation == "worker":
+        from .wall import sandbox
+
+        try:
+            sandbox.level()
+        except sandbox.SandboxUnavailable as exc:
+            raise GradingError(str(exc)) from None
 
 
 def run_many(
@@ -369,6 +381,7 @@ def run_many(
     alone, with ``run_tests``'s recovery, and the queue goes on.
     """
     scratch.sweep_once()
+    require_sandbox(isolation)
     timeout = timeout or float(lab.limits.get("run_seconds", DEFAULT_RUN_SECONDS))
     runs: dict[int, Run] = {}
 
@@ -383,11 +396,8 @@ def run_many(
         for key, part in progress.parts.items():
             if key is not None and part.done and int(key) not in runs:
                 done = _finished(progress.collected, part)
-                protections = part.protections or []
-                finish(
-                    int(key),
-                    Run(_complete(progress.collected, done, timeout), {"mode": isolation, "protections": protections}),
-                )
+                sandbox = part.isolation or {"protections": []}
+                finish(int(key), Run(_complete(progress.collected, done, timeout), {"mode": isolation, **sandbox}))
 
     remaining = list(range(len(impls)))
     while remaining:

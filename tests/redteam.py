@@ -83,6 +83,16 @@ def kit_fingerprint() -> str:
     return digest.hexdigest()
 
 
+def numpy_fingerprint() -> str:
+    """A hash of numpy's Python files: the ones a planted payload would go into."""
+    import numpy
+
+    digest = hashlib.sha256()
+    for path in sorted(Path(numpy.__file__).parent.rglob("*.py")):
+        digest.update(str(path).encode() + path.read_bytes())
+    return digest.hexdigest()
+
+
 def leftover_processes() -> list[str]:
     """Worker processes whose grading has ended (their scratch folder is gone), and processes
     started by hostile code (they carry the red team's marker): there must be none.

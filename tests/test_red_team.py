@@ -15,7 +15,7 @@ from grader import grade, labs
 from grader.seam import Implementation
 from tests.hostile.catalogue import HOSTILE
 from tests.mutation import reference_source
-from tests.redteam import SMALL_LIMITS, kit_fingerprint, leftover_files, leftover_processes
+from tests.redteam import SMALL_LIMITS, kit_fingerprint, leftover_files, leftover_processes, numpy_fingerprint
 
 CHUNKS = 4  # per lab: more chunks overlap their waits for time limits
 
@@ -54,12 +54,13 @@ def _graded(chunk: str, folder) -> dict:
         impls.append(Implementation("submission", path))
     honest = folder / "honest.py"
     honest.write_text(reference_source(lab_id))
-    before = kit_fingerprint()
+    before, numpy_before = kit_fingerprint(), numpy_fingerprint()
     reports = grade.grade_many(_lab(lab_id), [*impls, Implementation("submission", honest)])
     return {
         "reports": {h.file: r for h, r in zip(members, reports, strict=False)},
         "honest": outcomes(reports[-1]),
         "kit_changed": kit_fingerprint() != before,
+        "numpy_changed": numpy_fingerprint() != numpy_before,
         "processes": leftover_processes(),
         "files": leftover_files(),
     }
@@ -105,7 +106,9 @@ def _check(hostile, tmp_path_factory):
         assert report["score"] <= hostile.max_score, report["score"]
     assert hostile.flags <= {f["code"] for f in report["flags"]}, report["flags"]
     assert report["isolation"]["mode"] == "worker" and report["isolation"]["protections"]
+    assert report["isolation"]["level"] == "bubblewrap", "graded below the kernel sandbox"
     assert not chunk["kit_changed"], "a hostile submission of this chunk changed the kit's files"
+    assert not chunk["numpy_changed"], "a hostile submission of this chunk changed numpy's files"
     assert not chunk["processes"], chunk["processes"]
     assert not chunk["files"], chunk["files"]
     solo = _honest_solo(hostile.lab, base / f"honest-{hostile.lab}")

@@ -1,35 +1,49 @@
 """Start the worker inside the strongest sandbox this machine allows, and tear it down completely.
 
-Always: a separate interpreter started isolated (``-I -S``) whose import path holds
-the standard library and numpy but not the kit; a scrubbed environment; a scratch
-folder holding a copy of the submission; resource limits; its own session, killed as a
-whole. Where possible, more: as root, the children run as an unprivileged user; with
-``unshare`` (root, or unprivileged user namespaces), new mount, network and PID
-namespaces hide the kit's folder, cut the network and make every process die with the
-worker. The report lists the protections that were in force.
+The boundary is the kernel's. Levels, strongest first (``LABKIT_SANDBOX`` asks for one;
+``auto``, the default, takes the first this machine allows):
+
+- ``bubblewrap``: new namespaces, a read-only world built from nothing, a uid of the
+  sandbox's own with no capabilities, seccomp (grader.wall.bubblewrap, grader.wall.syscalls);
+- ``unprivileged-user``: where bubblewrap cannot make namespaces but we are root (an
+  unprivileged container): the worker runs as a uid of its own with no capabilities,
+  under the same seccomp filters, and only if the kit's folder is unreadable to it
+  (Gradescope's advice for its containers);
+- ``none``: only when asked for by name. A separate process with resource limits, which
+  is not a security boundary; the report says so.
+
+Below ``bubblewrap`` and without ``none`` asked for, grading behind the wall refuses with
+one line naming the fix. Every level: a fresh sandbox for each submission, resource limits,
+a scrubbed environment, an isolated interpreter (``-I -S``) whose import path holds the
+standard library and the allowed packages but not the kit. The Python-level guards in the
+worker (an import allow-list, an audit hook) only explain to a student what they did
+wrong; the report's ``isolation.protections`` lists what the kernel enforces.
 """
 
 from __future__ import annotations
 
+import base64
 import contextlib
-import functools
 import json
 import os
-import pwd
 import shutil
 import signal
 import socket
 import stat
 import subprocess
 import sys
-import sysconfig
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import scratch as scratch_folders
 from ..labs import KIT_ROOT
+from . import bubblewrap, syscalls, uids
 
 WALL_DIR = Path(__file__).resolve().parent
+PR_SET_PDEATHSIG = 1
+SANDBOX_ENV = "LABKIT_SANDBOX"  # auto (default), bubblewrap, unprivileged-user or none
+LEVELS = ("bubblewrap", "unprivileged-user", "none")
+FIX = "install bubblewrap (as root: apt-get install bubblewrap; `make setup` does it)"
 
 BOOTSTRAP = """\
 import json, sys, types
@@ -43,31 +57,6 @@ exec(compile({worker!r}, "labkit_worker", "exec"), worker.__dict__)
 worker.zygote_main(config)
 """
 
-# Mount setup inside the new namespaces. numpy is bound into the scratch folder; the kit's
-# folder (which holds the virtual environment) is hidden under an empty tmpfs; then the
-# folder holding the scratch folder (the machine's /tmp: other gradings, the runner's
-# files) is replaced by an empty tmpfs in which only this scratch folder reappears.
-NAMESPACE_SETUP = """\
-set -e
-site="$1"; scratch="$2"; shift 2
-for pair in $LABKIT_BINDS; do
-  mount --bind "${pair%%=*}" "$site/${pair##*=}"
-done
-for hidden in $LABKIT_HIDE; do
-  mount -t tmpfs -o size=64k,mode=0755 tmpfs "$hidden"
-done
-if [ -n "$LABKIT_PRIVATE_TMP" ]; then
-  mount -t tmpfs -o size=64k tmpfs /mnt
-  mkdir /mnt/stage
-  mount --rbind "$scratch" /mnt/stage
-  mount -t tmpfs -o mode=1777 tmpfs "$LABKIT_PRIVATE_TMP"
-  mkdir -p "$scratch"
-  mount --rbind /mnt/stage "$scratch"
-  umount -l /mnt
-fi
-exec "$@"
-"""
-
 SCRUBBED_ENV = {
     "PATH": "/usr/bin:/bin",
     "LANG": "C.UTF-8",
@@ -79,6 +68,10 @@ SCRUBBED_ENV = {
     "OMP_NUM_THREADS": "1",
     "MKL_NUM_THREADS": "1",
 }
+
+
+class SandboxUnavailable(RuntimeError):
+    """No sandbox of the level asked for can be made on this machine: the message names the fix."""
 
 
 @dataclass(frozen=True)
@@ -103,22 +96,40 @@ class Limits:
         return cls(**known)
 
 
-@functools.cache
-def _can(command: tuple[str, ...]) -> bool:
-    try:
-        return subprocess.run(command, capture_output=True, timeout=10).returncode == 0
-    except (OSError, subprocess.TimeoutExpired):
-        return False
+def level(requested: str | None = None) -> str:
+    """The sandbox level to grade at, or SandboxUnavailable with the fix."""
+    requested = (requested or os.environ.get(SANDBOX_ENV) or "auto").strip()
+    if requested not in ("auto", *LEVELS):
+        raise SandboxUnavailable(f"{SANDBOX_ENV} must be auto, {', '.join(LEVELS)}; not {requested!r}")
+    if requested == "none":
+        return "none"
+    why = bubblewrap.unavailable() if requested != "unprivileged-user" else "it was not asked for"
+    if why is None:
+        return "bubblewrap"
+    if requested == "bubblewrap":
+        raise SandboxUnavailable(f"no sandbox: {why}. Fix: {FIX}")
+    problem = _unprivileged_user_problem()
+    if problem is None:
+        return "unprivileged-user"
+    raise SandboxUnavailable(
+        f"no sandbox: {why}, and {problem}. Fix: {FIX} (or set {SANDBOX_ENV}=none to grade without a security boundary)"
+    )
 
 
-def namespace_flags() -> list[str] | None:
-    """``unshare`` flags for new mount, network and PID namespaces, or None where the machine refuses."""
-    if shutil.which("unshare") is None or not sys.platform.startswith("linux"):
-        return None
-    base = ["--mount", "--net", "--pid", "--fork", "--kill-child", "--mount-proc"]
+def _unprivileged_user_problem() -> str | None:
+    """Why the worker cannot run as an unprivileged uid here with the kit out of its reach, or None."""
     if os.geteuid() != 0:
-        base = ["--user", "--map-root-user", *base]
-    return base if _can(("unshare", *base, "true")) else None
+        return "the grader is not root, so it cannot run the worker as another user"
+    if not Path(bubblewrap.SETPRIV).exists():
+        return f"{bubblewrap.SETPRIV} (util-linux) is missing"
+    reference = KIT_ROOT / "reference"
+    if reference.is_dir() and _others_can_read(reference):
+        return f"the reference solutions in {reference} are readable by other users (chmod -R o-rwx it)"
+    needed = [bubblewrap.executable(), *bubblewrap.stdlib_paths(), *map(str, _package_dirs(["numpy"]).values())]
+    unreadable = [p for p in needed if not _others_can_read(Path(p))]
+    if unreadable:
+        return f"{unreadable[0]} is not readable by other users"
+    return None
 
 
 def _others_can_read(path: Path) -> bool:
@@ -132,29 +143,6 @@ def _others_can_read(path: Path) -> bool:
         if folder.is_dir() and not mode & stat.S_IXOTH:
             return False
     return bool(path.stat().st_mode & stat.S_IROTH)
-
-
-def _unprivileged_user(folders) -> tuple[int, int] | None:
-    """nobody's uid and gid, when we are root and nobody can still read the interpreter and numpy."""
-    if os.geteuid() != 0 or not all(_others_can_read(Path(f)) for f in folders):
-        return None
-    try:
-        entry = pwd.getpwnam("nobody")
-    except KeyError:
-        return None
-    return entry.pw_uid, entry.pw_gid
-
-
-def _stdlib_paths() -> list[str]:
-    paths = sysconfig.get_paths()
-    stdlib = paths["stdlib"]
-    candidates = [
-        str(Path(stdlib).parent / f"python{sys.version_info.major}{sys.version_info.minor}.zip"),
-        stdlib,
-        paths["platstdlib"],
-        str(Path(stdlib) / "lib-dynload"),
-    ]
-    return list(dict.fromkeys(p for p in candidates if Path(p).exists()))
 
 
 def _package_dirs(names: list[str]) -> dict[str, Path]:
@@ -172,45 +160,90 @@ def _package_dirs(names: list[str]) -> dict[str, Path]:
     return found
 
 
+def protections(level: str, limits: Limits, as_root: bool) -> list[str]:
+    """What the kernel enforces at ``level``, in words a student can read."""
+    limits_line = (
+        f"limits: {limits.test_seconds:g} s per test, {limits.call_seconds:g} s per call, "
+        f"{limits.cpu_seconds} s CPU, {limits.memory_mb} MiB memory, {limits.output_kb} KiB output"
+    )
+    fresh = "a fresh sandbox for each submission, deleted with everything it started"
+    seccomp = "system calls refused: new processes and programs, ptrace, mount, new namespaces, sockets"
+    if level == "bubblewrap":
+        user = "its own user, mount" if not as_root else "its own mount"
+        return [
+            f"bubblewrap: {user}, PID, IPC, UTS and network namespaces (no network)",
+            "runs as an unprivileged user with no capabilities"
+            + (" and no user namespaces of its own" if not as_root else ", a uid no other process has"),
+            "read-only file system holding only the interpreter, its standard library and the allowed "
+            "packages; the only writable places are its own run folder and a small /tmp",
+            seccomp,
+            limits_line,
+            fresh,
+        ]
+    if level == "unprivileged-user":
+        return [
+            "runs as a uid no other process has, with no capabilities; the kit's folder is unreadable to it",
+            seccomp,
+            limits_line,
+            fresh,
+        ]
+    return ["not a security boundary: a separate process with resource limits, as the grader's own user", limits_line]
+
+
+def _die_with(parent: int):
+    """Run in the new process before it becomes the sandbox: it is killed when ``parent`` dies.
+
+    bubblewrap's --die-with-parent covers the sandbox's processes, not bubblewrap's own
+    monitor, which a killed grader would otherwise leave behind."""
+
+    def arm() -> None:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        if os.getppid() != parent:  # the parent died before the line above: nobody would kill us
+            os._exit(1)
+
+    return arm
+
+
 @dataclass
 class Sandbox:
-    """A running worker (its zygote) and everything needed to stop it without a trace."""
+    """A running worker (its zygote), one submission's, and everything needed to stop it without a trace."""
 
     process: subprocess.Popen
     control: socket.socket
     owned: scratch_folders.Folder  # the scratch folder, locked while the sandbox lives (a killed grader's is swept)
+    level: str
     protections: list[str]
-    uid: int | None
-    gid: int | None
+    uid: int | None  # the sandbox's own uid (as root), which owns each child's run folder
+    uid_claim: uids.Claim | None = None
     _runs: int = field(default=0)
-    loads: int = field(default=0)
-    folder: Path | None = None  # the loaded submission's folder
+    loaded: bool = False
 
     @property
     def scratch(self) -> Path:
         return self.owned.path
 
-    def load(self, submission: Path) -> int:
-        """Give the zygote the next submission (it kills every process of the last one first).
+    @property
+    def folder(self) -> Path:
+        """The submission's folder on this side (``/sandbox`` inside bubblewrap)."""
+        return self.scratch / "submission"
 
-        Returns the load's number; the zygote answers ``loaded`` for ``load<number>``."""
-        self.loads += 1
-        self.folder = self.scratch / f"submission-{self.loads}"
-        self.folder.mkdir(mode=0o711)
+    def inside(self, path: Path) -> str:
+        """``path`` (in the submission's folder) as the worker sees it."""
+        if self.level != "bubblewrap":
+            return str(path)
+        return str(Path(bubblewrap.SANDBOX_DIR) / path.relative_to(self.folder))
+
+    def load(self, submission: Path) -> None:
+        """Give the zygote its submission (once: a sandbox serves one submission); it answers ``loaded``."""
+        if self.loaded:
+            raise RuntimeError("a sandbox serves one submission")
+        self.loaded = True
         display = self.folder / submission.name
         shutil.copyfile(submission, display)
         os.chmod(display, 0o644)
-        self.send({"op": "load", "load": self.loads, "display_path": str(display)})
-        return self.loads
-
-    def unload(self) -> None:
-        """Ask the zygote to kill every process of the loaded submission (it answers ``unloaded``)."""
-        self.send({"op": "unload", "load": self.loads})
-
-    def forget_folder(self) -> None:
-        if self.folder is not None:
-            shutil.rmtree(self.folder, ignore_errors=True)
-            self.folder = None
+        self.send({"op": "load", "load": 1, "display_path": self.inside(display)})
 
     def send(self, message: dict) -> None:
         self.control.send(json.dumps(message).encode())
@@ -220,20 +253,19 @@ class Sandbox:
         return self.process.poll() is None
 
     def new_workdir(self) -> Path:
-        """An empty folder for one test's child (the only place it may write)."""
+        """An empty folder for one test's child (the only place on disk it may write)."""
         self._runs += 1
         workdir = self.folder / f"run-{self._runs}"
         workdir.mkdir(mode=0o700)
         if self.uid is not None:
-            os.chown(workdir, self.uid, self.gid)
+            os.chown(workdir, self.uid, self.uid)
         return workdir
 
     def close(self) -> None:
         """Stop the zygote and everything it started, then delete the scratch folder.
 
-        Asked to quit, the zygote kills its children and exits, and unshare exits after it:
-        once the wait returns no process of the sandbox is left. Killing the process group
-        is for a zygote that does not answer (it would take a moment to die)."""
+        Asked to quit, the zygote kills its children and exits; bubblewrap's PID namespace
+        ends with it. Killing the process group is for a zygote that does not answer."""
         with contextlib.suppress(OSError):
             self.send({"op": "quit"})
         try:
@@ -246,110 +278,101 @@ class Sandbox:
         with contextlib.suppress(OSError):
             self.control.close()
         self.owned.remove()
+        if self.uid_claim is not None:
+            self.uid_claim.release()  # only now: no process of this uid is left
 
 
-def start(lab, limits: Limits, *, module_name: str = "submission") -> Sandbox:
-    """Start the worker's zygote in a fresh scratch folder; ``Sandbox.load`` gives it a submission."""
+def start(lab, limits: Limits, *, module_name: str = "submission", python_guards: bool = True) -> Sandbox:
+    """Start a fresh sandbox's zygote; ``Sandbox.load`` gives it its submission.
+
+    ``python_guards=False`` leaves out the worker's import allow-list and audit hook: the
+    kit's own tests use it to show that the kernel alone holds every attack.
+    """
+    chosen = level()
+    as_root = os.geteuid() == 0
     owned = scratch_folders.Folder("wall")
-    scratch = owned.path
-    os.chmod(scratch, 0o711)
-    site = scratch / "site"
-    site.mkdir()
-    packages = _package_dirs([n for n in lab.allowed_imports if n not in sys.stdlib_module_names])
-    flags = namespace_flags()
-    user = _unprivileged_user([sys.base_prefix, *packages.values()])
-    protections = [
-        "separate worker process per test, killed with its process group",
-        "isolated interpreter: the kit is not on its import path",
-        "scrubbed environment",
-        "scratch folder: a copy of the submission, deleted afterwards; every process of the "
-        "submission killed before the next one is loaded",
-        f"limits: {limits.test_seconds:g} s per test, {limits.call_seconds:g} s per call, "
-        f"{limits.cpu_seconds} s CPU, {limits.memory_mb} MiB memory, {limits.output_kb} KiB output",
-        f"import allow-list: {', '.join(lab.allowed_imports)}",
-        "audit hook: no processes, network or ctypes; files only in the scratch folder",
-    ]
-    if flags is None:
-        for name, folder in packages.items():
-            (site / name).symlink_to(folder)
-    else:
-        for name in packages:
-            (site / name).mkdir()
-        protections += ["network namespace: no network", "PID namespace", "mount namespace: the kit's folder hidden"]
-        if _private_tmp(scratch):
-            protections.append(f"private {scratch.parent}: other gradings' and the grader's files out of sight")
-    if user is not None:
-        protections.append("children run as the unprivileged user nobody")
-    elif os.geteuid() == 0:
-        protections.append("children run as root: the interpreter is not readable by an unprivileged user")
-    read_roots = _stdlib_paths() + [str(site)] + [str(p) for p in packages.values()]
-    parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-    config = {
-        "sys_path": _stdlib_paths() + [str(site)],
-        # numpy loads some submodules lazily; the children would need the files then.
-        "preload": [
-            *lab.allowed_imports,
-            *(f"numpy.{m}" for m in ("random", "linalg", "fft") if "numpy" in lab.allowed_imports),
-        ],
-        "control_fd": child.fileno(),
-        "module": module_name,
-        "public": list(lab.public),
-        # The lab's trusted loops (grader.seam.beside), loaded by the zygote before any student code.
-        "helpers": {Path(name).stem: (lab.folder / name).read_text(encoding="utf-8") for name in lab.helpers},
-        "allowed_imports": list(lab.allowed_imports),
-        "read_roots": read_roots,
-        "memory_bytes": limits.memory_mb * 1024 * 1024,
-        "limits": {
-            "cpu_seconds": limits.cpu_seconds,
-            "output_bytes": limits.output_kb * 1024,
-            "processes": limits.processes,
-        },
-        "uid": user[0] if user else None,
-        "gid": user[1] if user else None,
-    }
-    codec_source = (WALL_DIR / "codec.py").read_text(encoding="utf-8")
-    worker_source = (WALL_DIR / "worker.py").read_text(encoding="utf-8")
-    bootstrap = BOOTSTRAP.format(codec=codec_source, worker=worker_source)
-    python = [getattr(sys, "_base_executable", sys.executable), "-I", "-S", "-c", bootstrap, json.dumps(config)]
-    env = dict(SCRUBBED_ENV, HOME=str(scratch), TMPDIR=str(scratch))
-    if flags is None:
-        command = python
-    else:
-        env["LABKIT_BINDS"] = " ".join(f"{folder}={name}" for name, folder in packages.items())
-        env["LABKIT_HIDE"] = " ".join(str(p) for p in _folders_to_hide())
-        private_tmp = _private_tmp(scratch)
-        if private_tmp:
-            env["LABKIT_PRIVATE_TMP"] = private_tmp
-        command = ["unshare", *flags, "--", "/bin/sh", "-c", NAMESPACE_SETUP, "sh", str(site), str(scratch), *python]
+    claim = None
     try:
-        process = subprocess.Popen(
-            command,
-            pass_fds=[child.fileno()],
-            env=env,
-            cwd=scratch,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=(scratch / "worker.log").open("wb"),
-            start_new_session=True,
-        )
-    finally:
-        child.close()
-    return Sandbox(process, parent, owned, protections, *(user or (None, None)))
-
-
-def _private_tmp(scratch: Path) -> str | None:
-    """The folder to replace with an empty one around the scratch folder, when that can be done safely."""
-    parent = scratch.parent
-    if not Path("/mnt").is_dir() or parent == Path("/"):
-        return None
-    return str(parent)
-
-
-def _folders_to_hide() -> list[Path]:
-    """The kit's folder (reference, tests, grader, virtual environment), and CI's private folders."""
-    hide = [KIT_ROOT]
-    for variable in ("RUNNER_TEMP", "GITHUB_WORKSPACE"):
-        value = os.environ.get(variable)
-        if value and Path(value).is_dir() and not str(KIT_ROOT).startswith(value):
-            hide.append(Path(value))
-    return hide
+        scratch = owned.path
+        os.chmod(scratch, 0o711)
+        (scratch / "submission").mkdir(mode=0o711)
+        packages = _package_dirs([n for n in lab.allowed_imports if n not in sys.stdlib_module_names])
+        claim = uids.claim() if as_root and chosen != "none" else None
+        uid = claim.uid if claim else None
+        if chosen == "bubblewrap":
+            site = bubblewrap.SITE_DIR
+        else:
+            site = scratch / "site"
+            site.mkdir(mode=0o755)
+            for name, folder in packages.items():
+                (site / name).symlink_to(folder)
+        sys_path = bubblewrap.stdlib_paths() + [str(site)]
+        parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        config = {
+            "sys_path": sys_path,
+            # numpy loads some submodules lazily; the children would need the files then.
+            "preload": [
+                *lab.allowed_imports,
+                *(f"numpy.{m}" for m in ("random", "linalg", "fft") if "numpy" in lab.allowed_imports),
+            ],
+            "control_fd": child.fileno(),
+            "module": module_name,
+            "public": list(lab.public),
+            # The lab's trusted loops (grader.seam.beside), loaded by the zygote before any student code.
+            "helpers": {Path(name).stem: (lab.folder / name).read_text(encoding="utf-8") for name in lab.helpers},
+            "allowed_imports": list(lab.allowed_imports),
+            "python_guards": python_guards,
+            "read_roots": sys_path,
+            "memory_bytes": limits.memory_mb * 1024 * 1024,
+            "limits": {
+                "cpu_seconds": limits.cpu_seconds,
+                "output_bytes": limits.output_kb * 1024,
+                "processes": limits.processes if uid is not None else None,
+            },
+        }
+        if chosen != "none":
+            config["child_filter"] = base64.b64encode(syscalls.child_program()).decode()
+        if chosen == "unprivileged-user":
+            config["sandbox_filter"] = base64.b64encode(syscalls.sandbox_program()).decode()
+        codec_source = (WALL_DIR / "codec.py").read_text(encoding="utf-8")
+        worker_source = (WALL_DIR / "worker.py").read_text(encoding="utf-8")
+        bootstrap = BOOTSTRAP.format(codec=codec_source, worker=worker_source)
+        python = [bubblewrap.executable(), "-I", "-S", "-c", bootstrap, json.dumps(config)]
+        env = dict(SCRUBBED_ENV, HOME=bubblewrap.SANDBOX_DIR if chosen == "bubblewrap" else str(scratch))
+        env["TMPDIR"] = "/tmp" if chosen == "bubblewrap" else str(scratch / "submission")
+        pass_fds = [child.fileno()]
+        if chosen == "bubblewrap":
+            seccomp_fd = syscalls.as_memfd(syscalls.sandbox_program())
+            pass_fds.append(seccomp_fd)
+            command = bubblewrap.command(
+                python, submission_folder=scratch / "submission", packages=packages, seccomp_fd=seccomp_fd, uid=uid
+            )
+        elif chosen == "unprivileged-user":
+            seccomp_fd = None
+            drop = [f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--inh-caps=-all", "--bounding-set=-all"]
+            command = [bubblewrap.SETPRIV, *drop, "--", *python]
+        else:
+            seccomp_fd = None
+            command = python
+        try:
+            process = subprocess.Popen(
+                command,
+                pass_fds=pass_fds,
+                env=env,
+                cwd=scratch / "submission",
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=(scratch / "worker.log").open("wb"),
+                start_new_session=True,
+                preexec_fn=_die_with(os.getpid()),
+            )
+        finally:
+            child.close()
+            if seccomp_fd is not None:
+                os.close(seccomp_fd)
+    except BaseException:
+        owned.remove()
+        if claim is not None:
+            claim.release()
+        raise
+    return Sandbox(process, parent, owned, chosen, protections(chosen, limits, as_root), uid, claim)

@@ -4,11 +4,11 @@ It is started by grader.wall.sandbox as ``python -I -S -c <bootstrap>`` inside t
 sandbox, with this module's source and the codec's, and cannot import the kit.
 
 The *zygote* (``zygote_main``) never runs student code: it imports numpy and the lab's
-trusted loops once, then for each submission it is given (one after another: a batch's
-students share it) compiles the file and forks *children*, each on a fresh channel that
-the trusted side passes over the control socket. Loading the next submission first kills
-every process of the last one. The child (``child_main``) limits itself, drops privileges when it
-can, installs its guards, executes the submission in a new module and serves requests.
+trusted loops once, compiles the one submission its sandbox was started for, and forks
+*children*, each on a fresh channel that the trusted side passes over the control socket.
+The child (``child_main``) limits itself, adds the seccomp filter that forbids new
+processes and programs, installs the guards that explain refusals to a student, executes
+the submission in a new module and serves requests.
 A child serves test after test while they end cleanly, as the submission's module
 would in-process; after a crash, a timeout or an error left pending, the next test
 gets a fresh child. The zygote reaps each child and every process it left behind, and
@@ -37,6 +37,10 @@ except ImportError:  # imported by the kit's own tests
     from grader.wall import codec
 
 CHILD_SUBREAPER = 36  # prctl option: orphaned descendants are re-parented to the zygote
+PR_SET_DUMPABLE = 4
+PR_SET_NO_NEW_PRIVS = 38
+PR_SET_SECCOMP = 22
+SECCOMP_MODE_FILTER = 2
 HELPERS = {}  # the lab's trusted loops, by module name (grader.seam.beside)
 
 
@@ -47,6 +51,8 @@ HELPERS = {}  # the lab's trusted loops, by module name (grader.seam.beside)
 
 def zygote_main(config):
     sys.path[:] = config["sys_path"]
+    if config.get("sandbox_filter"):  # no bubblewrap to load it (the unprivileged-user level): first thing
+        _load_seccomp(config["sandbox_filter"])
     sys.setrecursionlimit(config.get("recursion_limit", 1000))
     for name in config["preload"]:  # what the submission may import, loaded once for every child
         __import__(name)
@@ -55,6 +61,9 @@ def zygote_main(config):
         exec(compile(source, f"labkit_helper_{name}", "exec"), helper.__dict__)
         HELPERS[name] = helper
     _become_subreaper()
+    # Not dumpable: no process of the sandbox can read or write this one's memory (/proc/PID/mem)
+    # or trace it without a capability none of them has.
+    _prctl(PR_SET_DUMPABLE, 0)
     ctl = socket.socket(fileno=config["control_fd"])
     code = None  # the loaded submission, compiled (never run here)
     if config.get("memory_bytes"):
@@ -78,16 +87,12 @@ def zygote_main(config):
             if not message:
                 break  # the trusted side is gone
             request = json.loads(message)
-            if request["op"] in ("load", "unload"):
-                # One submission after another: nothing of the last one may outlive it.
-                _stop_all(children)
-                code = None
-                loaded = {"op": f"{request['op']}ed", "test": f"load{request['load']}"}
-                if request["op"] == "load":
-                    config["display_path"] = request["display_path"]
-                    code, problem = _compile(request["display_path"])
-                    if problem:
-                        loaded["syntax_error"] = problem
+            if request["op"] == "load":  # a sandbox serves one submission
+                loaded = {"op": "loaded", "test": f"load{request['load']}"}
+                config["display_path"] = request["display_path"]
+                code, problem = _compile(request["display_path"])
+                if problem:
+                    loaded["syntax_error"] = problem
                 _send_control(ctl, loaded)
             elif request["op"] == "fork" and code is not None:
                 pid = os.fork()
@@ -158,13 +163,38 @@ def _status(status):
     return {"exit": os.WEXITSTATUS(status)}
 
 
-def _become_subreaper():
-    try:
-        import ctypes
+def _prctl(option, value):
+    import ctypes
 
-        ctypes.CDLL(None, use_errno=True).prctl(CHILD_SUBREAPER, 1, 0, 0, 0)
-    except (OSError, AttributeError):  # not Linux: children are still killed by process group
-        pass
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(option, value, 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), f"prctl({option}) failed")
+
+
+def _become_subreaper():
+    with contextlib.suppress(OSError, AttributeError):  # not Linux: children are still killed by process group
+        _prctl(CHILD_SUBREAPER, 1)
+
+
+def _load_seccomp(program_b64):
+    """Add a seccomp filter (compiled by libseccomp on the trusted side) to this process and its future children.
+
+    It cannot be removed: the kernel keeps every filter a process ever loaded. Failing to
+    load it is fatal, never a reason to run without it."""
+    import base64
+    import ctypes
+
+    program = base64.b64decode(program_b64)
+
+    class SockFprog(ctypes.Structure):
+        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+    buffer = ctypes.create_string_buffer(program, len(program))
+    fprog = SockFprog(len(program) // 8, ctypes.addressof(buffer))
+    _prctl(PR_SET_NO_NEW_PRIVS, 1)
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "the seccomp filter could not be loaded")
 
 
 def _kill_group(pid):
@@ -223,11 +253,10 @@ def child_main(config, code, rfd, wfd, workdir):
     _limit(resource.RLIMIT_FSIZE, limits["output_bytes"])
     _limit(resource.RLIMIT_CORE, 0)
     _limit(resource.RLIMIT_NOFILE, 64)
-    if config.get("uid") is not None:
+    if limits.get("processes"):  # only where the sandbox has a uid of its own: the count is per uid
         _limit(resource.RLIMIT_NPROC, limits["processes"])
-        os.setgroups([])
-        os.setgid(config["gid"])
-        os.setuid(config["uid"])
+    if config.get("child_filter"):
+        _load_seccomp(config["child_filter"])  # no new process or program from here on
     # Python's own streams, on the redirected descriptors (they live as long as the child).
     sys.stdout = open(1, "w", closefd=False, buffering=1)  # noqa: SIM115
     sys.stderr = open(2, "w", closefd=False, buffering=1)  # noqa: SIM115
@@ -236,7 +265,8 @@ def child_main(config, code, rfd, wfd, workdir):
     module.__file__ = os.path.abspath(config["display_path"])
     sys.modules[config["module"]] = module
     builtins.exit = builtins.quit = _exit  # as the site module defines them (the worker runs without it)
-    install_guards(config, workdir)
+    if config.get("python_guards", True):
+        install_guards(config, workdir)
     try:
         exec(code, module.__dict__)
     except BaseException as exc:  # whatever the file does at import is reported, once
@@ -302,14 +332,10 @@ BLOCKED_EVENTS = (
 def install_guards(config, workdir):
     """An import allow-list for the submission's own imports, and an audit hook for everyone's actions.
 
-    The audit hook cannot be removed once installed, holds no state a thread could flip,
-    and is reachable from no Python object the submission can get at. It keeps the
-    submission to its scratch folder: no processes, network or ctypes; no file
-    outside the folder written or created, none outside the interpreter's and numpy's own
-    folders read; no folder opened at all (a folder's descriptor would make relative paths
-    escape the check). The allow-list is the submission's first answer ("this lab does not
-    allow importing os"); the hook, and the namespaces where the machine has them, are
-    what actually hold.
+    These are feedback, not protection: they tell a student at once what the lab does not
+    allow ("this lab does not allow importing 'os'"), in words the kernel's refusals lack.
+    A submission can get around them (PEP 578: audit hooks are not a sandbox); the sandbox
+    around this process (grader.wall.bubblewrap, grader.wall.syscalls) is what holds.
     """
     allowed = frozenset(config["allowed_imports"])
     student_file = os.path.abspath(config["display_path"])

@@ -1,0 +1,158 @@
+"""The system calls the kernel refuses inside the sandbox: two seccomp filters, compiled by libseccomp.
+
+libseccomp (through the ``pyseccomp`` binding) compiles each rule set into a BPF program
+for this machine's architecture; we never write BPF by hand. A call from another
+architecture's table (a 32-bit ``int 0x80`` from a 64-bit process) kills the process:
+libseccomp's default for a foreign architecture.
+
+- ``sandbox_program``: every process of the sandbox, the zygote included, from the
+  moment bubblewrap hands over (``bwrap --seccomp``). Nothing a grading needs: tracing
+  other processes, mounting, new namespaces, kernel keyrings, BPF, performance counters,
+  io_uring (whose operations seccomp cannot see), creating sockets (the only ones are
+  those the trusted side hands in), device files and fifos, and the machine's own
+  settings (modules, reboot, clocks, swap).
+- ``child_program``: added by each child of the zygote (the processes that run student
+  code) before the submission is executed. A child may start threads, nothing more: no
+  new process and no other program. The zygote itself still forks the children, which
+  is why this cannot go in the first filter.
+"""
+
+from __future__ import annotations
+
+import errno
+import functools
+import os
+import tempfile
+
+# clone(2) flags that make a new namespace: refused even where the unshare call itself is refused.
+NAMESPACE_FLAGS = {
+    "CLONE_NEWNS": 0x00020000,
+    "CLONE_NEWCGROUP": 0x02000000,
+    "CLONE_NEWUTS": 0x04000000,
+    "CLONE_NEWIPC": 0x08000000,
+    "CLONE_NEWUSER": 0x10000000,
+    "CLONE_NEWPID": 0x20000000,
+    "CLONE_NEWNET": 0x40000000,
+}
+CLONE_THREAD = 0x00010000
+
+REFUSED_IN_SANDBOX = (
+    # other processes' memory and execution
+    "ptrace",
+    "process_vm_readv",
+    "process_vm_writev",
+    "kcmp",
+    # the file system's shape, and the way out of the namespaces
+    "mount",
+    "umount2",
+    "pivot_root",
+    "chroot",
+    "move_mount",
+    "open_tree",
+    "fsopen",
+    "fsconfig",
+    "fsmount",
+    "fspick",
+    "mount_setattr",
+    "unshare",
+    "setns",
+    "open_by_handle_at",
+    "name_to_handle_at",
+    # kernel facilities a grading never needs, and frequent sources of kernel bugs
+    "keyctl",
+    "add_key",
+    "request_key",
+    "bpf",
+    "perf_event_open",
+    "userfaultfd",
+    "io_uring_setup",
+    "io_uring_enter",
+    "io_uring_register",
+    "fanotify_init",
+    "lookup_dcookie",
+    "quotactl",
+    "syslog",
+    "acct",
+    # the network: only the descriptors the trusted side hands in
+    "socket",
+    "socketpair",
+    "bind",
+    "listen",
+    "accept",
+    "accept4",
+    "connect",
+    # device files and fifos
+    "mknod",
+    "mknodat",
+    # the machine's own settings
+    "init_module",
+    "finit_module",
+    "delete_module",
+    "kexec_load",
+    "kexec_file_load",
+    "reboot",
+    "swapon",
+    "swapoff",
+    "settimeofday",
+    "clock_settime",
+    "clock_adjtime",
+    "adjtimex",
+    "iopl",
+    "ioperm",
+)
+
+REFUSED_IN_CHILD = ("fork", "vfork", "execve", "execveat")
+
+
+def _compile(rules) -> bytes:
+    import pyseccomp as seccomp
+
+    program = seccomp.SyscallFilter(defaction=seccomp.ALLOW)
+    for action, name, args in rules(seccomp):
+        try:
+            program.add_rule(action, name, *args)
+        except (OSError, ValueError) as exc:  # not a call of this architecture: nothing to refuse
+            if getattr(exc, "errno", None) not in (errno.EDOM, errno.EFAULT, errno.EINVAL, None):
+                raise
+    with tempfile.TemporaryFile() as out:
+        program.export_bpf(out)
+        out.seek(0)
+        return out.read()
+
+
+def _sandbox_rules(seccomp):
+    refuse = seccomp.ERRNO(errno.EPERM)
+    for name in REFUSED_IN_SANDBOX:
+        yield refuse, name, ()
+    for flag in NAMESPACE_FLAGS.values():  # fork() and threads stay allowed; new namespaces do not
+        yield refuse, "clone", (seccomp.Arg(0, seccomp.MASKED_EQ, flag, flag),)
+    # clone3 passes its flags in memory a filter cannot read: "not implemented" makes the C
+    # library fall back to clone, whose flags the rules above check.
+    yield seccomp.ERRNO(errno.ENOSYS), "clone3", ()
+
+
+def _child_rules(seccomp):
+    refuse = seccomp.ERRNO(errno.EPERM)
+    for name in REFUSED_IN_CHILD:
+        yield refuse, name, ()
+    # clone without CLONE_THREAD makes a process; with it, a thread (numpy's and the code's own).
+    yield refuse, "clone", (seccomp.Arg(0, seccomp.MASKED_EQ, CLONE_THREAD, 0),)
+    yield seccomp.ERRNO(errno.ENOSYS), "clone3", ()
+
+
+@functools.cache
+def sandbox_program() -> bytes:
+    return _compile(_sandbox_rules)
+
+
+@functools.cache
+def child_program() -> bytes:
+    return _compile(_child_rules)
+
+
+def as_memfd(program: bytes) -> int:
+    """A descriptor holding ``program`` from its start, to hand to ``bwrap --seccomp``."""
+    fd = os.memfd_create("labkit-seccomp", 0)  # not close-on-exec: bubblewrap inherits it
+    os.write(fd, program)
+    os.lseek(fd, 0, os.SEEK_SET)
+    return fd

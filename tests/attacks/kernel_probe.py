@@ -1,0 +1,133 @@
+# A hostile submission for lab ch06 that tries, one by one, everything the sandbox must refuse,
+# and reports how each attempt ended. tests/test_sandbox_kernel.py grades it with the worker's
+# Python guards turned off, so every refusal it reports is the kernel's.
+#
+# The test fills in the placeholders: the kit's folder, a file of the reference, another
+# sandbox's folder on the host, and a secret set in the trusted process's environment.
+import ctypes
+import errno
+import json
+import os
+import socket
+import subprocess
+
+KIT = "@KIT@"
+REFERENCE_FILE = "@REFERENCE@"
+OTHER_STUDENT = "@OTHER@"
+SECRET = "@SECRET@"
+NUMPY_INIT = "/labkit/site/numpy/__init__.py"
+
+libc = ctypes.CDLL(None, use_errno=True)
+
+
+def outcome(attempt):
+    """'succeeded', or the name of the errno the kernel answered with."""
+    try:
+        attempt()
+    except OSError as exc:
+        return errno.errorcode.get(exc.errno, str(exc.errno))
+    return "succeeded"
+
+
+def c_call(function, *args):
+    """A libc call whose failure becomes an OSError with the kernel's errno."""
+
+    def attempt():
+        if function(*args) == -1:
+            code = ctypes.get_errno()
+            raise OSError(code, os.strerror(code))
+
+    return attempt
+
+
+def write(path, mode="a"):
+    def attempt():
+        with open(path, mode) as f:
+            f.write("\nraise SystemExit('planted by a submission')\n")
+
+    return attempt
+
+
+def read(path):
+    def attempt():
+        with open(path, "rb") as f:
+            f.read()
+
+    return attempt
+
+
+def environments_with_the_secret():
+    found = []
+    for pid in os.listdir("/proc"):
+        if pid.isdigit():
+            try:
+                with open(f"/proc/{pid}/environ", "rb") as f:
+                    if SECRET.encode() in f.read():
+                        found.append(pid)
+            except OSError:
+                pass
+    return found
+
+
+def join_network_namespace():
+    c_call(libc.setns, os.open("/proc/1/ns/net", os.O_RDONLY), 0)()
+
+
+def mknod_fifo():
+    os.mkfifo("/tmp/labkit-fifo")
+
+
+def syscall(name, number, *args):
+    return c_call(libc.syscall, number, *args)
+
+
+# Called by number: Python has no function for them (x86_64's numbers; other machines skip them).
+SYSCALLS = {"bpf": 321, "perf_event_open": 298, "io_uring_setup": 425, "keyctl": 250, "ptrace": 101}
+if os.uname().machine != "x86_64":
+    SYSCALLS = {}
+
+
+def probe():
+    zygote = os.getppid()
+    results = {
+        # the file system: read-only, built from nothing
+        "write numpy's __init__.py": outcome(write(NUMPY_INIT)),
+        "chmod numpy's __init__.py": outcome(lambda: os.chmod(NUMPY_INIT, 0o777)),
+        "create a file beside numpy": outcome(write("/labkit/site/numpy/planted.py", "w")),
+        "write the kit's folder": outcome(write(os.path.join(KIT, "planted.py"), "w")),
+        "read the reference": outcome(read(REFERENCE_FILE)),
+        "write another student's folder": outcome(write(os.path.join(OTHER_STUDENT, "planted.py"), "w")),
+        "write the interpreter's standard library": outcome(write(os.__file__)),
+        "create a file in /": outcome(write("/planted.py", "w")),
+        "read /etc/passwd": outcome(read("/etc/passwd")),
+        "list /home": outcome(lambda: os.listdir("/home")),
+        "list /root": outcome(lambda: os.listdir("/root/.ssh")),
+        "make a fifo": outcome(mknod_fifo),
+        # privilege and namespaces
+        "become root": outcome(lambda: os.setuid(0)),
+        "mount a tmpfs": outcome(c_call(libc.mount, b"none", b"/tmp", b"tmpfs", 0, None)),
+        "unmount /proc": outcome(c_call(libc.umount2, b"/proc", 2)),
+        "unshare a user namespace": outcome(c_call(libc.unshare, 0x10000000)),
+        "unshare a mount namespace": outcome(c_call(libc.unshare, 0x00020000)),
+        "join the first process's network namespace": outcome(join_network_namespace),
+        # other processes
+        "ptrace the zygote": outcome(c_call(libc.ptrace, 16, zygote, None, None)),  # PTRACE_ATTACH
+        "write the zygote's memory": outcome(write(f"/proc/{zygote}/mem", "r+b")),
+        "start a process": outcome(lambda: subprocess.run(["/usr/bin/setpriv", "--help"], check=False)),
+        "fork": outcome(lambda: os._exit(0) if os.fork() == 0 else None),
+        "exec a program": outcome(lambda: os.execv("/usr/bin/setpriv", ["setpriv"])),
+        # the network
+        "open an internet socket": outcome(lambda: socket.socket(socket.AF_INET, socket.SOCK_STREAM)),
+        "open a unix socket": outcome(lambda: socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)),
+        # kernel facilities a grading never needs
+        **{f"{name}()": outcome(syscall(name, number, 0, 0, 0, 0)) for name, number in SYSCALLS.items()},
+    }
+    results["processes whose environment holds the trusted side's secret"] = environments_with_the_secret()
+    results["uid"] = os.getuid()
+    with open("/proc/self/status") as status:
+        results["capabilities"] = [line.split()[1] for line in status if line.startswith(("CapEff", "CapPrm"))]
+    return results
+
+
+def Value(*args):  # the name the lab's tests look for: calling it runs the probe
+    return json.dumps(probe())

@@ -1,0 +1,209 @@
+"""The wall's boundary is the kernel's: hostile files try, for real, what the sandbox must refuse.
+
+``tests/attacks/kernel_probe.py`` runs with the worker's Python guards turned off, so each
+refusal it reports (an errno) came from the kernel: the read-only mounts, the missing
+paths, the unprivileged uid, seccomp. ``tests/attacks/guard_bypass.py`` disarms the guards
+itself, as a security review did, and meets the kernel all the same. The kit's tests run
+at the bubblewrap level or fail: a sandbox that silently fell back to a weaker level would
+make every other check here meaningless.
+"""
+
+import ast
+import errno
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from grader import labs
+from grader.wall import bubblewrap, sandbox
+from grader.wall.session import WallSession
+from tests.redteam import kit_fingerprint, numpy_fingerprint
+
+ATTACKS = Path(__file__).parent / "attacks"
+SECRET = "labkit-probe-secret-7d1f"
+MARKER = "labkit-redteam-planted-by-guard-bypass"
+DENIED = {"EPERM"}  # seccomp, or a missing capability
+HIDDEN = {"ENOENT"}  # not in the sandbox's world at all
+READ_ONLY = {"EROFS", "EACCES"}  # a read-only mount, or a file the sandbox's uid does not own
+
+
+def _fill(name: str, **values) -> str:
+    source = (ATTACKS / name).read_text(encoding="utf-8")
+    for key, value in values.items():
+        source = source.replace(f"@{key}@", str(value))
+    return source
+
+
+@pytest.fixture
+def lab():
+    return labs.get("ch06")
+
+
+@pytest.fixture
+def limits(lab):
+    return sandbox.Limits.from_lab(lab.limits)
+
+
+def test_the_kits_tests_run_in_the_bubblewrap_sandbox():
+    """No silent fall-back: where bubblewrap cannot run, this fails and says why."""
+    assert bubblewrap.unavailable() is None, f"the wall's sandbox is unavailable here: {bubblewrap.unavailable()}"
+    assert sandbox.level() == "bubblewrap"
+
+
+def test_every_attack_is_refused_by_the_kernel(lab, limits, tmp_path, monkeypatch):
+    monkeypatch.setenv("LABKIT_PROBE_SECRET", SECRET)  # in the trusted process's environment
+    other = sandbox.start(lab, limits)  # another student's sandbox, running at the same time
+    numpy_before, kit_before = numpy_fingerprint(), kit_fingerprint()
+    probe = tmp_path / "probe.py"
+    probe.write_text(
+        _fill(
+            "kernel_probe.py",
+            KIT=labs.KIT_ROOT,
+            REFERENCE=labs.REFERENCE_DIR / "ch06" / "tensor.py",
+            OTHER=other.folder,
+            SECRET=SECRET,
+        )
+    )
+    session = WallSession(lab, probe, limits, box=sandbox.start(lab, limits, python_guards=False))
+    try:
+        assert session.box.level == "bubblewrap"
+        results = json.loads(session.public("Value")())
+        session.end()
+    finally:
+        session.close()
+        other.close()
+    expected = {
+        "write numpy's __init__.py": READ_ONLY,
+        "chmod numpy's __init__.py": {"EROFS"},
+        "create a file beside numpy": {"EROFS"},
+        "write the kit's folder": HIDDEN,
+        "read the reference": HIDDEN,
+        "write another student's folder": HIDDEN,
+        "write the interpreter's standard library": READ_ONLY,
+        "create a file in /": READ_ONLY,
+        "read /etc/passwd": HIDDEN,
+        "list /home": HIDDEN,
+        "list /root": HIDDEN,
+        "make a fifo": DENIED,
+        "become root": DENIED,
+        "mount a tmpfs": DENIED,
+        "unmount /proc": DENIED,
+        "unshare a user namespace": DENIED,
+        "unshare a mount namespace": DENIED,
+        "join the first process's network namespace": DENIED | {"EACCES"},
+        "ptrace the zygote": DENIED,
+        "write the zygote's memory": DENIED | {"EACCES"},
+        "start a process": DENIED,
+        "fork": DENIED,
+        "exec a program": DENIED,
+        "open an internet socket": DENIED,
+        "open a unix socket": DENIED,
+    }
+    if os.uname().machine == "x86_64":
+        expected |= {f"{name}()": DENIED for name in ("bpf", "perf_event_open", "io_uring_setup", "keyctl", "ptrace")}
+    wrong = {name: results.get(name) for name, allowed in expected.items() if results.get(name) not in allowed}
+    assert not wrong, f"not refused by the kernel as it must be: {wrong}"
+    assert results["processes whose environment holds the trusted side's secret"] == []
+    assert results["uid"] != 0 and results["capabilities"] == ["0000000000000000"] * 2
+    assert numpy_fingerprint() == numpy_before, "the probe changed numpy's files"
+    assert kit_fingerprint() == kit_before, "the probe changed the kit's files"
+
+
+def test_a_submission_that_disarms_the_python_guards_still_meets_the_kernel(lab, limits, tmp_path):
+    """The audit hook trusts os.path.realpath; replaced through numpy's own modules, the hook lets
+    every open through. The writes it then tries fail in the kernel, and nothing changes."""
+    attack = tmp_path / "guard_bypass.py"
+    attack.write_text(_fill("guard_bypass.py", KIT=labs.KIT_ROOT, MARKER=MARKER))
+    numpy_before = numpy_fingerprint()
+    session = WallSession(lab, attack, limits)  # the guards are on, as in every grading
+    try:
+        results = ast.literal_eval(session.public("Value")())
+        session.end()
+    finally:
+        session.close()
+    assert results["numpy"] in (errno.EACCES, errno.EROFS), results
+    assert results["numpy core"] in (errno.EACCES, errno.EROFS), results
+    assert results["kit"] == errno.ENOENT, results
+    assert results["host /tmp"] == "succeeded"  # the sandbox's own /tmp, gone with it
+    assert not (Path("/tmp") / MARKER).exists()
+    assert numpy_fingerprint() == numpy_before
+
+
+def test_the_next_student_in_a_batch_gets_exactly_their_solo_result(tmp_path):
+    """A hostile student graded first in a batch job, then an untouched starter and the reference:
+    each of the two gets the report it gets alone (every student has a fresh sandbox)."""
+    from grader import grade
+    from grader.seam import Implementation
+    from tests.mutation import reference_source
+
+    lab = labs.get("ch06")
+    attack, starter, honest = tmp_path / "attack.py", tmp_path / "starter.py", tmp_path / "honest.py"
+    attack.write_text(_fill("guard_bypass.py", KIT=labs.KIT_ROOT, MARKER=MARKER))
+    starter.write_text(lab.starter.read_text(encoding="utf-8"))
+    honest.write_text(reference_source("ch06"))
+    numpy_before = numpy_fingerprint()
+    impls = [Implementation("submission", p) for p in (attack, starter, honest)]
+    batch = grade.grade_many(lab, impls)
+    solo = [grade.grade(lab, impl, isolation="worker") for impl in impls]
+
+    def outcomes(report):
+        return {t["id"]: (t["outcome"], t["points"]) for t in report["tests"]}
+
+    assert [outcomes(r) for r in batch] == [outcomes(r) for r in solo]
+    assert all(r["isolation"]["level"] == "bubblewrap" for r in batch)
+    # The attack defines no engine; its one point is the rejection test that any Value without
+    # a ** of its own passes (str ** str raises TypeError too).
+    assert [r["score"] for r in batch] == [1, 0, 100]
+    assert numpy_fingerprint() == numpy_before
+
+
+def test_grading_refuses_without_a_sandbox_and_names_the_fix(tmp_path):
+    """No bubblewrap on the PATH: `grader run --submission` exits 2 with one line, unless the
+    weaker level is asked for by name, which the report then calls no security boundary."""
+    submission = tmp_path / "starter.py"
+    submission.write_text(labs.get("ch06").starter.read_text(encoding="utf-8"))
+    python_dir = str(Path(sys.executable).parent)
+    env = {**os.environ, "PATH": f"{python_dir}:/nonexistent", "LABKIT_SANDBOX": "auto"}
+    command = [sys.executable, "-m", "grader", "run", "--lab", "ch06", "--submission", str(submission)]
+    refused = subprocess.run(command, capture_output=True, text=True, env=env, cwd=labs.KIT_ROOT)
+    assert refused.returncode == 2, refused.stdout + refused.stderr
+    message = refused.stderr.strip()
+    assert message.count("\n") == 0 and "bubblewrap" in message and "apt-get install bubblewrap" in message
+    report = tmp_path / "weak.json"
+    weak = subprocess.run(
+        [*command, "--json", str(report)], capture_output=True, text=True, env={**env, "LABKIT_SANDBOX": "none"}
+    )
+    assert weak.returncode == 1, weak.stderr
+    isolation = json.loads(report.read_text())["isolation"]
+    assert isolation["level"] == "none" and "not a security boundary" in isolation["protections"][0]
+
+
+def test_a_level_that_cannot_be_had_is_refused_with_its_reason(monkeypatch):
+    monkeypatch.setenv(sandbox.SANDBOX_ENV, "bogus")
+    with pytest.raises(sandbox.SandboxUnavailable, match="must be auto, bubblewrap"):
+        sandbox.level()
+    monkeypatch.setenv(sandbox.SANDBOX_ENV, "unprivileged-user")
+    if os.geteuid() != 0:
+        with pytest.raises(sandbox.SandboxUnavailable, match="not root"):
+            sandbox.level()
+    else:  # here the interpreter or the reference decides; either way the reason is named
+        try:
+            assert sandbox.level() == "unprivileged-user"
+        except sandbox.SandboxUnavailable as exc:
+            assert "readable by other users" in str(exc)
+
+
+def test_each_sandbox_as_root_has_a_uid_no_other_sandbox_has(lab, limits):
+    if os.geteuid() != 0:
+        pytest.skip("a uid of its own per sandbox is for root; other users' sandboxes map their own uid")
+    boxes = [sandbox.start(lab, limits) for _ in range(3)]
+    try:
+        uids = [box.uid for box in boxes]
+        assert len(set(uids)) == 3 and all(uid >= 2**16 for uid in uids)
+    finally:
+        for box in boxes:
+            box.close()
