@@ -20,7 +20,7 @@ IMPL_ARGS = $(if $(filter mine ref,$(IMPL)),--impl $(IMPL),--submission $(IMPL))
 REPORT = reports/$(LAB)-$(if $(filter mine ref,$(IMPL)),$(IMPL),$(basename $(notdir $(IMPL)))).json
 
 .DEFAULT_GOAL := help
-.PHONY: help setup test lint format starters bench batch grade
+.PHONY: help setup sandbox test lint format starters bench batch grade
 
 help:
 	@echo "make lab CH=06 [IMPL=mine|ref|path] [WALL=1]   grade a lab (LAB=lesson1_3 for labs without a chapter number)"
@@ -39,7 +39,16 @@ INSTALL = $(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 10) el
 $(READY): pyproject.toml
 	@$(INSTALL)
 
-setup: $(READY)
+setup: $(READY) sandbox
+
+# The wall's sandbox is bubblewrap, a system package: installed here as root with apt-get,
+# otherwise named in one line (grading your own code in-process does not need it).
+sandbox:
+	@command -v bwrap >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    { apt-get install -y -qq bubblewrap || { apt-get update -qq && apt-get install -y -qq bubblewrap; }; } >/dev/null 2>&1 \
+	      && echo "installed bubblewrap, the wall's sandbox" || echo "could not install bubblewrap: run apt-get install bubblewrap as root"; \
+	  else echo "bubblewrap is not installed: grading behind the wall needs it (sudo apt-get install bubblewrap)"; fi; }
 
 # `make lab` exits with the grader's own status: 0 all passed, 1 points lost, 2 usage or
 # infrastructure error. A failing recipe would always make make exit 2, so the grading
@@ -65,7 +74,7 @@ lab:
 endif
 
 # 4 workers on any machine: the red team spends most of its time waiting for time limits.
-test: $(READY)
+test: $(READY) sandbox
 	$(BIN)/python -m pytest -n 4 --dist loadscope --durations=15 tests
 
 lint: $(READY)
@@ -79,14 +88,14 @@ format: $(READY)
 starters: $(READY)
 	$(BIN)/grader starter
 
-bench: $(READY)
+bench: $(READY) sandbox
 	$(BIN)/python -m grader.bench
 
 # A whole class behind the wall (see README, "A whole class").
-batch: $(READY)
+batch: $(READY) sandbox
 	@test -n "$(LAB)" -a -n "$(SUBMISSIONS)" -a -n "$(OUT)" || { echo "usage: make batch LAB=ch06 SUBMISSIONS='dir or .zip ...' OUT=dir [JOBS=N] [RESUME=1] [SHARD=I/N]" >&2; exit 2; }
 	$(BIN)/grader batch $(SUBMISSIONS) --lab $(LAB) --out $(OUT) $(if $(JOBS),--jobs $(JOBS),) $(if $(RESUME),--resume,) $(if $(SHARD),--shard $(SHARD),)
 
 # Every lab (or LAB's) on your starter.py behind the wall, as the fork's CI workflow runs it.
-grade: $(READY)
+grade: $(READY) sandbox
 	$(BIN)/grader ci $(if $(LAB),--lab $(LAB),)
