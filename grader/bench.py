@@ -99,7 +99,30 @@ def bench_wall(repeat: int) -> dict:
                     "worker_s": _median(rounds, "worker"),
                     "ratio": _ratio(rounds, "worker", "in-process"),
                 }
+    figures["sandbox_start"] = _sandbox_start(repeat)
     return figures
+
+
+def _sandbox_start(repeat: int) -> dict:
+    """A fresh sandbox's start until its zygote has loaded a submission (numpy imported): what each
+    student of a batch costs on top, before it is overlapped with the student graded before."""
+    from .wall import sandbox
+    from .wall.session import WallSession
+
+    lab = labs.get("ch06")
+    limits = sandbox.Limits.from_lab(lab.limits)
+    seconds = []
+    with tempfile.TemporaryDirectory(prefix="labkit-bench-") as tmp:
+        submission = Path(tmp) / "starter.py"
+        submission.write_text(lab.starter.read_text(encoding="utf-8"))
+        for _ in range(max(repeat, 5)):
+            started = time.perf_counter()
+            session = WallSession(lab, submission, limits)
+            session.public("Value")  # the zygote loaded the file and a child said hello
+            seconds.append(time.perf_counter() - started)
+            session.end()
+            session.close()
+    return {"level": sandbox.level(), "seconds": round(statistics.median(seconds), 3)}
 
 
 # In the order they run; the batch suite (minutes) last.

@@ -12,5 +12,8 @@ LIMITS_ENV = "LABKIT_LIMITS"  # JSON object overriding every lab's [limits], e.g
 PARENT_ENV = "LABKIT_PARENT_PID"  # the grader process: the session dies with it
 PROGRESS_ENV = "LABKIT_PROGRESS"  # the file the session streams its progress to
 QUEUE_ENV = "LABKIT_QUEUE"  # a JSON file listing the submissions one pytest session grades in turn
+SANDBOX_LEVEL_ENV = "LABKIT_SANDBOX_LEVEL"  # the sandbox level the grader chose (grader.wall.sandbox.level)
 
-RUN_ENV = frozenset({IMPL_ENV, ISOLATION_ENV, LAB_ENV, LIMITS_ENV, PARENT_ENV, PROGRESS_ENV, QUEUE_ENV})
+RUN_ENV = frozenset(
+    {IMPL_ENV, ISOLATION_ENV, LAB_ENV, LIMITS_ENV, PARENT_ENV, PROGRESS_ENV, QUEUE_ENV, SANDBOX_LEVEL_ENV}
+)

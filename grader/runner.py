@@ -26,7 +26,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from . import pytest_process, scratch
-from .env import IMPL_ENV, ISOLATION_ENV, LAB_ENV, LIMITS_ENV, PARENT_ENV, PROGRESS_ENV, QUEUE_ENV
+from .env import IMPL_ENV, ISOLATION_ENV, LAB_ENV, LIMITS_ENV, PARENT_ENV, PROGRESS_ENV, QUEUE_ENV, SANDBOX_LEVEL_ENV
 from .labs import KIT_ROOT, Lab
 from .progress import Part, ProgressReader
 from .seam import Implementation
@@ -203,6 +203,8 @@ def _run_pytest(
     extra = [f"--timeout={test_seconds:g}", "--timeout-method=signal", *extra]
     output = tmp / "pytest.out"
     child_env = _child_env(lab, impl, progress.path, {ISOLATION_ENV: isolation, **env})
+    if isolation == "worker":
+        child_env[SANDBOX_LEVEL_ENV] = require_sandbox(isolation)  # decided once: the run's process does not probe
     proc = pytest_process.start(_pytest_args(lab, extra, json_path), child_env, output)
     with _live_lock:
         _live.add(proc)
@@ -352,15 +354,16 @@ def run_tests(
     return Run(_complete(collected, done, timeout), {"mode": isolation, **sandbox})
 
 
-def require_sandbox(isolation: str) -> None:
-    """Behind the wall, a sandbox this machine can make (GradingError naming the fix otherwise)."""
-    if isolation == "worker":
-        from .wall import sandbox
+def require_sandbox(isolation: str) -> str | None:
+    """Behind the wall, the sandbox level this machine allows (GradingError naming the fix where none)."""
+    if isolation != "worker":
+        return None
+    from .wall import sandbox
 
-        try:
-            sandbox.level()
-        except sandbox.SandboxUnavailable as exc:
-            raise GradingError(str(exc)) from None
+    try:
+        return sandbox.level()
+    except sandbox.SandboxUnavailable as exc:
+        raise GradingError(str(exc)) from None
 
 
 def run_many(

@@ -5,8 +5,9 @@ need, all read-only: the system's library folders (``/usr/lib``, for the C libra
 what the interpreter's extension modules link to), the interpreter's own files at their
 usual paths (its ``site-packages`` covered by an empty folder), and the allowed packages
 under ``/labkit/site``. Then a ``/proc`` of the sandbox's own PID namespace, a minimal
-``/dev``, a small ``/tmp`` and ``/sandbox``: the submission's folder, the one place on the
-machine's disk it may write (only the run folder the trusted side gives each child).
+``/dev``, the copy of the submission in ``/submission``, and two small tmpfs, ``/tmp`` and
+``/sandbox`` (a run folder for each child): the only places it may write, in memory, gone
+with the sandbox.
 The kit's folder, its virtual environment, ``/home``, ``/root``, ``/etc`` and every other
 grading's files do not exist in there.
 
@@ -28,9 +29,11 @@ import sys
 import sysconfig
 from pathlib import Path
 
-SANDBOX_DIR = "/sandbox"  # the submission's folder, inside
+SUBMISSION_DIR = "/submission"  # the copy of the submission, read-only inside
+SANDBOX_DIR = "/sandbox"  # the children's run folders: a tmpfs, the only writable place but /tmp
 SITE_DIR = "/labkit/site"  # the allowed third-party packages, inside
 TMP_BYTES = 16 << 20  # /tmp inside: a tmpfs, gone with the sandbox
+SANDBOX_BYTES = 32 << 20  # /sandbox inside: the same (so no submission can fill the machine's disk)
 UID_INSIDE = 1000  # in a user namespace (not as root): the uid the code sees
 NAMESPACES = ["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try"]
 SETPRIV = "/usr/bin/setpriv"
@@ -124,9 +127,10 @@ def command(
     args += links
     for path in _base_site_packages(interpreter + ["/usr/lib"]):
         args += ["--tmpfs", path, "--remount-ro", path]
-    args += ["--proc", "/proc", "--dev", "/dev"]
+    args += ["--proc", "/proc", "--dev", "/dev", "--remount-ro", "/dev"]
     args += ["--size", str(TMP_BYTES), "--perms", "1777", "--tmpfs", "/tmp"]
-    args += ["--bind", str(submission_folder), SANDBOX_DIR, "--chdir", SANDBOX_DIR]
+    args += ["--ro-bind", str(submission_folder), SUBMISSION_DIR]
+    args += ["--size", str(SANDBOX_BYTES), "--perms", "1777", "--tmpfs", SANDBOX_DIR, "--chdir", SANDBOX_DIR]
     args += ["--remount-ro", "/", "--seccomp", str(seccomp_fd)]
     if uid is not None:
         args += ["--", SETPRIV, f"--reuid={uid}", f"--regid={uid}"]

@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import scratch as scratch_folders
+from ..env import SANDBOX_LEVEL_ENV
 from ..labs import KIT_ROOT
 from . import bubblewrap, syscalls, uids
 
@@ -97,7 +98,13 @@ class Limits:
 
 
 def level(requested: str | None = None) -> str:
-    """The sandbox level to grade at, or SandboxUnavailable with the fix."""
+    """The sandbox level to grade at, or SandboxUnavailable with the fix.
+
+    A grading process is told the level its grader chose (SANDBOX_LEVEL_ENV, never taken from
+    the grader's own environment) and does not probe the machine again."""
+    decided = os.environ.get(SANDBOX_LEVEL_ENV)
+    if requested is None and decided in LEVELS:
+        return decided
     requested = (requested or os.environ.get(SANDBOX_ENV) or "auto").strip()
     if requested not in ("auto", *LEVELS):
         raise SandboxUnavailable(f"{SANDBOX_ENV} must be auto, {', '.join(LEVELS)}; not {requested!r}")
@@ -172,10 +179,11 @@ def protections(level: str, limits: Limits, as_root: bool) -> list[str]:
         user = "its own user, mount" if not as_root else "its own mount"
         return [
             f"bubblewrap: {user}, PID, IPC, UTS and network namespaces (no network)",
-            "runs as an unprivileged user with no capabilities"
+            "runs as an unprivileged user with no capabilities, at most "
+            f"{limits.processes} processes and threads"
             + (" and no user namespaces of its own" if not as_root else ", a uid no other process has"),
-            "read-only file system holding only the interpreter, its standard library and the allowed "
-            "packages; the only writable places are its own run folder and a small /tmp",
+            "read-only file system holding only the interpreter, its standard library, the allowed "
+            "packages and the submission; the only writable places are two small folders in memory",
             seccomp,
             limits_line,
             fresh,
@@ -233,7 +241,7 @@ class Sandbox:
         """``path`` (in the submission's folder) as the worker sees it."""
         if self.level != "bubblewrap":
             return str(path)
-        return str(Path(bubblewrap.SANDBOX_DIR) / path.relative_to(self.folder))
+        return str(Path(bubblewrap.SUBMISSION_DIR) / path.relative_to(self.folder))
 
     def load(self, submission: Path) -> None:
         """Give the zygote its submission (once: a sandbox serves one submission); it answers ``loaded``."""
@@ -252,14 +260,18 @@ class Sandbox:
     def alive(self) -> bool:
         return self.process.poll() is None
 
-    def new_workdir(self) -> Path:
-        """An empty folder for one test's child (the only place on disk it may write)."""
+    def new_workdir(self) -> str:
+        """An empty folder for one test's child, as the worker sees it (the zygote makes it if need be).
+
+        In bubblewrap, on the sandbox's own tmpfs; at the lower levels, on this side's disk."""
         self._runs += 1
+        if self.level == "bubblewrap":
+            return f"{bubblewrap.SANDBOX_DIR}/run-{self._runs}"
         workdir = self.folder / f"run-{self._runs}"
         workdir.mkdir(mode=0o700)
         if self.uid is not None:
             os.chown(workdir, self.uid, self.uid)
-        return workdir
+        return str(workdir)
 
     def close(self) -> None:
         """Stop the zygote and everything it started, then delete the scratch folder.
@@ -327,7 +339,8 @@ def start(lab, limits: Limits, *, module_name: str = "submission", python_guards
             "limits": {
                 "cpu_seconds": limits.cpu_seconds,
                 "output_bytes": limits.output_kb * 1024,
-                "processes": limits.processes if uid is not None else None,
+                # Counted per uid in its user namespace (Linux 5.14+), or for the sandbox's own uid as root.
+                "processes": limits.processes if chosen != "none" else None,
             },
         }
         if chosen != "none":

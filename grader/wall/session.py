@@ -505,7 +505,7 @@ class WallSession:
         workdir = self.box.new_workdir()
         socket.send_fds(
             self.box.control,
-            [json.dumps({"op": "fork", "test": test, "workdir": self.box.inside(workdir)}).encode()],
+            [json.dumps({"op": "fork", "test": test, "workdir": workdir}).encode()],
             [to_child_r, from_child_w],
         )
         os.close(to_child_r)

@@ -95,6 +95,7 @@ def zygote_main(config):
                     loaded["syntax_error"] = problem
                 _send_control(ctl, loaded)
             elif request["op"] == "fork" and code is not None:
+                os.makedirs(request["workdir"], mode=0o700, exist_ok=True)
                 pid = os.fork()
                 if pid == 0:
                     ctl.close()
