@@ -41,7 +41,6 @@ from ..labs import KIT_ROOT
 from . import bubblewrap, syscalls, uids
 
 WALL_DIR = Path(__file__).resolve().parent
-PR_SET_PDEATHSIG = 1
 SANDBOX_ENV = "LABKIT_SANDBOX"  # auto (default), bubblewrap, unprivileged-user or none
 LEVELS = ("bubblewrap", "unprivileged-user", "none")
 FIX = "install bubblewrap (as root: apt-get install bubblewrap; `make setup` does it)"
@@ -198,22 +197,6 @@ def protections(level: str, limits: Limits, as_root: bool) -> list[str]:
     return ["not a security boundary: a separate process with resource limits, as the grader's own user", limits_line]
 
 
-def _die_with(parent: int):
-    """Run in the new process before it becomes the sandbox: it is killed when ``parent`` dies.
-
-    bubblewrap's --die-with-parent covers the sandbox's processes, not bubblewrap's own
-    monitor, which a killed grader would otherwise leave behind."""
-
-    def arm() -> None:
-        import ctypes
-
-        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-        if os.getppid() != parent:  # the parent died before the line above: nobody would kill us
-            os._exit(1)
-
-    return arm
-
-
 @dataclass
 class Sandbox:
     """A running worker (its zygote), one submission's, and everything needed to stop it without a trace."""
@@ -367,6 +350,10 @@ def start(lab, limits: Limits, *, module_name: str = "submission", python_guards
         else:
             seccomp_fd = None
             command = python
+        if Path(bubblewrap.SETPRIV).exists():
+            # Killed when this process dies: bubblewrap's --die-with-parent covers the sandbox's
+            # processes, not bubblewrap's own monitor, which a killed grader would leave behind.
+            command = [bubblewrap.SETPRIV, "--pdeathsig=SIGKILL", "--", *command]
         try:
             process = subprocess.Popen(
                 command,
@@ -377,7 +364,6 @@ def start(lab, limits: Limits, *, module_name: str = "submission", python_guards
                 stdout=subprocess.DEVNULL,
                 stderr=(scratch / "worker.log").open("wb"),
                 start_new_session=True,
-                preexec_fn=_die_with(os.getpid()),
             )
         finally:
             child.close()
