@@ -43,7 +43,8 @@ def executable() -> str:
     return os.path.realpath(getattr(sys, "_base_executable", sys.executable))
 
 
-def stdlib_paths() -> list[str]:
+@functools.cache
+def stdlib_paths() -> tuple[str, ...]:
     """The interpreter's standard library: what the worker's import path starts with.
 
     The base interpreter's, never a virtual environment's (whose ``platstdlib`` holds its site-packages)."""
@@ -58,10 +59,11 @@ def stdlib_paths() -> list[str]:
         paths["platstdlib"],
         str(Path(stdlib) / "lib-dynload"),
     ]
-    return list(dict.fromkeys(p for p in candidates if Path(p).exists()))
+    return tuple(dict.fromkeys(p for p in candidates if Path(p).exists()))
 
 
-def _interpreter_files() -> list[str]:
+@functools.cache
+def _interpreter_files() -> tuple[str, ...]:
     """What the interpreter needs of its own installation: the binary, libpython, the standard library."""
     files = [executable()]
     libdir, soname = sysconfig.get_config_var("LIBDIR"), sysconfig.get_config_var("INSTSONAME")
@@ -70,7 +72,7 @@ def _interpreter_files() -> list[str]:
     for path in stdlib_paths():
         if not any(path.startswith(f + os.sep) for f in stdlib_paths() if f != path):
             files.append(path)
-    return list(dict.fromkeys(files))
+    return tuple(dict.fromkeys(files))
 
 
 def _base_site_packages(bound: list[str]) -> list[str]:
@@ -82,9 +84,11 @@ def _base_site_packages(bound: list[str]) -> list[str]:
     return found
 
 
-def _system_libraries() -> tuple[list[tuple[str, str]], list[str]]:
+@functools.cache
+def _system_libraries() -> tuple[tuple[tuple[str, str], ...], tuple[str, ...]]:
     """The shared-library folders: read-only binds, and symlink arguments (merged-/usr systems link /lib to usr/lib)."""
-    binds, links = [], []
+    binds: list[tuple[str, str]] = []
+    links: list[str] = []
     for folder in ("/usr/lib", "/usr/lib64", "/usr/lib32", "/lib", "/lib64", "/lib32"):
         path = Path(folder)
         if path.is_symlink():
@@ -93,7 +97,7 @@ def _system_libraries() -> tuple[list[tuple[str, str]], list[str]]:
             binds.append((folder, folder))
     if Path("/etc/ld.so.cache").is_file():
         binds.append(("/etc/ld.so.cache", "/etc/ld.so.cache"))
-    return binds, links
+    return tuple(binds), tuple(links)
 
 
 def command(
@@ -112,7 +116,7 @@ def command(
         args += ["--cap-drop", "ALL"]
     else:  # setpriv needs these to become the sandbox's uid; it then empties the bounding set
         args += ["--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--cap-add", "CAP_SETPCAP"]
-    binds, links = _system_libraries()
+    binds, links = list(_system_libraries()[0]), list(_system_libraries()[1])
     interpreter = _interpreter_files()
     binds += [(path, path) for path in interpreter]
     binds += [(str(folder), f"{SITE_DIR}/{name}") for name, folder in packages.items()]
@@ -125,7 +129,7 @@ def command(
     for source, dest in binds:
         args += ["--ro-bind", source, dest]
     args += links
-    for path in _base_site_packages(interpreter + ["/usr/lib"]):
+    for path in _base_site_packages([*interpreter, "/usr/lib"]):
         args += ["--tmpfs", path, "--remount-ro", path]
     args += ["--proc", "/proc", "--dev", "/dev", "--remount-ro", "/dev"]
     args += ["--size", str(TMP_BYTES), "--perms", "1777", "--tmpfs", "/tmp"]
