@@ -34,6 +34,9 @@ MAX_FRAME_BYTES = 1 << 30  # what the worker accepts from the trusted side
 MAX_REPLY_HEADER_BYTES = 8 << 20
 MAX_REPLY_BUFFER_BYTES = 256 << 20
 ARRAY_DTYPES = {"<f8", "<f4", "<i8", "<i4", "<i2", "|i1", "<u8", "<u4", "|u1", "|b1"}
+MAX_DEPTH = 64  # nesting of decoded values
+MAX_NDIM = 32  # of a decoded array (numpy's own limit is 64)
+INT_BOUND = 1 << 63  # a decoded integer fits in 64 bits, so a test never works with a larger one
 SCALAR_INT_TYPES = (np.integer,)
 
 
@@ -102,11 +105,14 @@ class Decoder:
         self.buffers = buffers
         self.handle = handle
         self.callback = callback
+        self.used: set[int] = set()  # each buffer is decoded once: a frame cannot cost more than its size
 
     def value(self, x, depth=0):
-        if depth > 64:
+        if depth > MAX_DEPTH:
             raise ProtocolError("value nested too deeply")
-        if x is None or type(x) in (bool, int, float, str):
+        if type(x) is int:
+            return _bounded(x)
+        if x is None or type(x) in (bool, float, str):
             return x
         if type(x) is not dict or len(x) not in (1, 2, 3):
             raise ProtocolError(f"unexpected value {str(x)[:80]}")
@@ -126,7 +132,7 @@ class Decoder:
         if "i8" in x:
             if type(x["i8"]) is not int:
                 raise ProtocolError("bad integer")
-            return np.int64(x["i8"])
+            return np.int64(_bounded(x["i8"]))
         if "b1" in x:
             return np.bool_(bool(x["b1"]))
         if "A" in x:
@@ -137,14 +143,25 @@ class Decoder:
 
     def _array(self, x):
         dtype, shape, index = x.get("d"), x.get("s"), x.get("A")
-        if dtype not in ARRAY_DTYPES or type(shape) is not list or not all(type(n) is int and n >= 0 for n in shape):
+        if dtype not in ARRAY_DTYPES or type(shape) is not list or len(shape) > MAX_NDIM:
             raise ProtocolError("bad array header")
+        if not all(type(n) is int and 0 <= n < INT_BOUND for n in shape):
+            raise ProtocolError("bad array shape")
         if type(index) is not int or not 0 <= index < len(self.buffers):
             raise ProtocolError("bad array buffer")
+        if index in self.used:
+            raise ProtocolError("an array buffer referenced twice")
+        self.used.add(index)
         data = self.buffers[index]
         if len(data) != math.prod(shape) * np.dtype(dtype).itemsize:
             raise ProtocolError("array size does not match its buffer")
         return np.frombuffer(data, dtype=dtype).reshape(shape).copy()  # a private, writable, exact copy
+
+
+def _bounded(n: int) -> int:
+    if not -INT_BOUND <= n < INT_BOUND:
+        raise ProtocolError("integer out of range")
+    return n
 
 
 def _list(x):
@@ -171,8 +188,8 @@ def unpack(frame: bytes, loads=json.loads) -> tuple[dict, list[memoryview]]:
     view = memoryview(frame)
     try:
         message = loads(bytes(view[8 : 8 + header_len]))
-    except (ValueError, UnicodeDecodeError, EOFError, TypeError) as exc:
-        raise ProtocolError(f"bad header: {exc}") from None
+    except (ValueError, UnicodeDecodeError, EOFError, TypeError, RecursionError) as exc:
+        raise ProtocolError(f"bad header: {str(exc)[:200]}") from None
     if type(message) is not dict:
         raise ProtocolError("a message must be an object")
     buffers, offset = [], 8 + header_len

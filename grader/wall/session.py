@@ -109,7 +109,7 @@ class Channel:
             if not total and len(inbox) >= 8:
                 header_len, buffers_len = codec.HEADER.unpack_from(inbox)
                 if header_len > codec.MAX_REPLY_HEADER_BYTES or buffers_len > codec.MAX_REPLY_BUFFER_BYTES:
-                    self._fail_crashed("the worker sent a message larger than the protocol allows")
+                    self._fail_protocol("a message larger than the protocol allows")
                 total = 8 + header_len + buffers_len
             if total and len(inbox) >= total:
                 frame = bytes(inbox[:total])
@@ -125,7 +125,7 @@ class Channel:
         try:
             return codec.unpack(frame)
         except codec.ProtocolError as exc:
-            self._fail_crashed(f"the worker broke the protocol ({exc})")
+            self._fail_protocol(str(exc))
 
     def _what(self) -> str:
         op, target, name = self.last
@@ -144,6 +144,13 @@ class Channel:
         self.failure = WorkerTimeout(
             message, "look for a loop that never ends, or work that grows too fast (e.g. a graph visited many times)"
         )
+        raise self.failure
+
+    def _fail_protocol(self, why: str):
+        """The worker broke the protocol: the child is killed and this test crashed (the next gets a new child)."""
+        what = self._what()
+        self.session.kill(self)
+        self.failure = WorkerCrashed(f"crashed: the worker broke the protocol during {what}: {why}")
         raise self.failure
 
     def _fail_crashed(self, why: str = ""):
@@ -276,24 +283,32 @@ class Channel:
             message, buffers = self._read_frame()
             op = message.get("op")
             decoder = codec.Decoder(buffers, self._decode_handle)
-            if op == "reply":
-                if "error" in message:
-                    self._raise_remote(message["error"])
-                if args is not None and "mutated" in message:
-                    _copy_back(args, decoder.value(message["mutated"]))
-                return decoder.value(message.get("ok"))
-            if op == "callback":
-                self._answer_callback(message, decoder)
-                continue
-            self._fail_crashed(f"the worker sent an unexpected {str(op)[:40]!r} message")
+            try:
+                if op == "reply":
+                    if "error" in message:
+                        if type(message["error"]) is not dict:
+                            raise codec.ProtocolError("an error that is not an object")
+                        self._raise_remote(message["error"])
+                    if args is not None and "mutated" in message:
+                        _copy_back(args, decoder.value(message["mutated"]))
+                    return decoder.value(message.get("ok"))
+                if op == "callback":
+                    self._answer_callback(message, decoder)
+                    continue
+            except codec.ProtocolError as exc:
+                self._fail_protocol(str(exc))
+            self._fail_protocol(f"an unexpected {str(op)[:40]!r} message")
 
     def _answer_callback(self, message, decoder):
         fn = self.callbacks.get(message.get("cb"))
+        args = decoder.value(message.get("args", {"L": []}))  # malformed: a protocol error, raised as such
+        kwargs = decoder.value(message.get("kwargs", {"D": {}}))
+        if type(args) is not list or type(kwargs) is not dict:
+            raise codec.ProtocolError("a callback's arguments must be a list and a dict")
         try:
             if fn is None:
                 raise RuntimeError("unknown callback")
-            args = decoder.value(message.get("args", {"L": []}))
-            value = fn(*args, **decoder.value(message.get("kwargs", {"D": {}})))
+            value = fn(*args, **kwargs)
             encoder = codec.Encoder(self._encode_handle, self._encode_callback, self.outbox_buffers)
             reply = {"op": "reply", "ok": encoder.value(value)}
         except WorkerFailure:

@@ -373,4 +373,23 @@ CLOSED_WEAKNESSES = [
     Hostile("crash_grader_pytest_json.py", base=None, max_score=0),
 ]
 
-HOSTILE = IMPORT_TIME + IN_ONE_OPERATION + LEFTOVERS + FORGERIES + LESSON1_3 + CLOSED_WEAKNESSES
+# -- Replies that break the protocol: bounded before they are decoded, that one test crashed.
+MALFORMED_REPLIES = [
+    Hostile(
+        f"reply_{kind}.py",
+        outcomes={POW_TEST: "crashed"},
+        others="passed",
+        message="the worker broke the protocol",
+        flags={"introspection"},
+    )
+    for kind in (
+        "deep_json",
+        "many_dimensions",
+        "huge_integer",
+        "huge_numpy_integer",
+        "shared_buffer",
+        "error_not_an_object",
+    )
+]
+
+HOSTILE = IMPORT_TIME + IN_ONE_OPERATION + LEFTOVERS + FORGERIES + LESSON1_3 + CLOSED_WEAKNESSES + MALFORMED_REPLIES
