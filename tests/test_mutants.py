@@ -1,11 +1,9 @@
 """Every realistic student bug in the catalogue loses points, and exactly the recorded tests catch it,
-in-process and behind the wall alike (the same verdict in both modes).
+in-process and behind the wall alike: test by test the same outcome in both modes.
 
-Mutants are graded in chunks, one pytest session per chunk (grader.runner.run_many). Each
-chunk is a test class, and `make test` distributes whole classes to its xdist workers
-(--dist loadscope), so each chunk is graded once, by one worker.
-
-Every mutant is graded in both modes.
+Mutants are graded in chunks, one pytest session per chunk and mode (grader.runner.run_many).
+Each chunk is a test class, and `make test` distributes whole classes to its xdist workers
+(--dist loadscope), so each chunk is graded once, by one worker, in both modes.
 """
 
 import dataclasses
@@ -17,20 +15,21 @@ from grader import labs, runner
 from grader.seam import Implementation
 from tests.mutation import apply, catalogue, reference_source
 
-CHUNKS = 6  # per lab and isolation mode: short chunks pack well onto the xdist workers
+CHUNKS = 12  # per lab: short chunks pack well onto the xdist workers
 MODES = ("in-process", "worker")
-# A bug that makes a test loop forever costs its time limit: 5 s, not the lab's 10, still
-# five times what the reference's slowest test needs.
-MUTANT_LIMITS = {"test_seconds": 5, "call_seconds": 5, "cpu_seconds": 5}
+# The lab's own limits (10 s): with less, a slow bug (a graph that grows every step) could time
+# out in one mode and raise in the other on a loaded machine, and the verdicts must agree.
+MUTANT_LIMITS = {"test_seconds": 10, "call_seconds": 10, "cpu_seconds": 10}
 
 
-def _members(lab_id: str, isolation: str, index: int) -> list:
+def _members(lab_id: str, index: int) -> list:
     return [m for i, m in enumerate(catalogue(lab_id)) if i % CHUNKS == index]
 
 
 @functools.cache
-def _graded(lab_id: str, isolation: str, index: int, folder) -> dict:
-    members = _members(lab_id, isolation, index)
+def _graded(lab_id: str, index: int, folder) -> dict:
+    """Each mutant of the chunk graded in both modes: {mode: {mutant name: run}}."""
+    members = _members(lab_id, index)
     folder.mkdir(parents=True, exist_ok=True)
     impls = []
     for mutant in members:
@@ -39,40 +38,52 @@ def _graded(lab_id: str, isolation: str, index: int, folder) -> dict:
         impls.append(Implementation("submission", path))
     lab = labs.get(lab_id)
     lab = dataclasses.replace(lab, limits={**lab.limits, **MUTANT_LIMITS})
-    runs = runner.run_many(lab, impls, isolation=isolation, timeout=180)
-    return {m.name: run for m, run in zip(members, runs, strict=True)}
+    graded = {}
+    for isolation in MODES:
+        runs = runner.run_many(lab, impls, isolation=isolation, timeout=180)
+        graded[isolation] = {m.name: run for m, run in zip(members, runs, strict=True)}
+    return graded
 
 
 class _Chunk:
-    """One chunk of one lab's catalogue in one isolation mode (subclasses below set which)."""
+    """One chunk of one lab's catalogue, graded in both modes (subclasses below set which)."""
 
     lab_id: str
-    isolation: str
     index: int
 
+    def _runs(self, mutant, tmp_path_factory) -> dict:
+        folder = tmp_path_factory.getbasetemp() / f"{self.lab_id}-mutants-{self.index}"
+        graded = _graded(self.lab_id, self.index, folder)
+        return {isolation: graded[isolation][mutant.name] for isolation in MODES}
+
     def test_mutant_is_caught_by_the_recorded_tests(self, mutant, tmp_path_factory):
-        folder = tmp_path_factory.getbasetemp() / f"{self.lab_id}-{self.isolation}-{self.index}"
-        run = _graded(self.lab_id, self.isolation, self.index, folder)[mutant.name]
-        failing = {r.id for r in run.results if r.outcome != "passed"}
-        assert failing, f"{mutant.name} ({mutant.bug}) loses no points: the lab's tests miss this bug"
-        recorded = sorted(mutant.caught_by)
-        assert failing == mutant.caught_by, (
-            f"{mutant.name} ({self.isolation}): caught by {sorted(failing)}, catalogue records {recorded}"
-        )
+        for isolation, run in self._runs(mutant, tmp_path_factory).items():
+            failing = {r.id for r in run.results if r.outcome != "passed"}
+            assert failing, f"{mutant.name} ({mutant.bug}) loses no points: the lab's tests miss this bug"
+            recorded = sorted(mutant.caught_by)
+            assert failing == mutant.caught_by, (
+                f"{mutant.name} ({isolation}): caught by {sorted(failing)}, catalogue records {recorded}"
+            )
+
+    def test_mutant_gets_the_same_verdict_in_both_modes(self, mutant, tmp_path_factory):
+        """Test by test the same outcome (failed, error, timeout, crashed), not just the same score."""
+        runs = self._runs(mutant, tmp_path_factory)
+        in_process, worker = ({r.id: r.outcome for r in runs[m].results} for m in MODES)
+        differ = {t: (in_process[t], worker.get(t)) for t in in_process if in_process[t] != worker.get(t)}
+        assert not differ, f"{mutant.name}: in-process and behind the wall disagree on {differ}"
 
 
 def pytest_generate_tests(metafunc):
     cls = metafunc.cls
     if cls is not None and issubclass(cls, _Chunk) and "mutant" in metafunc.fixturenames:
-        members = _members(cls.lab_id, cls.isolation, cls.index)
+        members = _members(cls.lab_id, cls.index)
         metafunc.parametrize("mutant", members, ids=[m.name for m in members])
 
 
 for _lab_id in labs.discover():
-    for _isolation in MODES:
-        for _index in range(CHUNKS):
-            _name = f"TestMutants_{_lab_id}_{_isolation.replace('-', '_')}_{_index}"
-            globals()[_name] = type(_name, (_Chunk,), {"lab_id": _lab_id, "isolation": _isolation, "index": _index})
+    for _index in range(CHUNKS):
+        _name = f"TestMutants_{_lab_id}_{_index}"
+        globals()[_name] = type(_name, (_Chunk,), {"lab_id": _lab_id, "index": _index})
 
 
 @pytest.mark.parametrize("lab_id", list(labs.discover()))

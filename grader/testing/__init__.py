@@ -5,7 +5,7 @@ through the lab's public API.
 """
 
 from ..seam import beside, read_many
-from .checks import LabCheckFailure, as_array, as_float, expect_close, expect_shape, fail, raises
+from .checks import LabCheckFailure, as_array, as_float, as_shape, expect_close, expect_shape, fail, raises
 from .gradients import check_scalar_gradients, check_tensor_gradients
 from .marks import graded
 from .numeric import numerical_gradient
@@ -18,6 +18,7 @@ __all__ = [
     "as_array",
     "beside",
     "as_float",
+    "as_shape",
     "check_scalar_gradients",
     "check_tensor_gradients",
     "expect_close",

@@ -3,6 +3,7 @@ that say what was computed, what was expected, and what the likely bug is."""
 
 from __future__ import annotations
 
+import math
 from contextlib import contextmanager
 
 import numpy as np
@@ -63,6 +64,21 @@ def as_array(x, what: str) -> np.ndarray:
     return np.array(x, dtype=np.float64, copy=True)
 
 
+MAX_ELEMENTS = 1 << 22  # what a test may allocate by a shape the code under test reported
+
+
+def as_shape(x, what: str, max_elements: int = MAX_ELEMENTS) -> tuple[int, ...]:
+    """``x`` as a shape the trusted side may allocate by: a tuple of at most 32 non-negative ints
+    whose product is at most ``max_elements``. A shape read from the code under test is only a
+    claim: (7000, 7000) from a 20-byte reply must not cost the grader gigabytes."""
+    if type(x) not in (tuple, list) or len(x) > 32 or not all(isinstance(n, (int, np.integer)) for n in x):
+        fail(f"{what} should be a tuple of ints, got {remote_type_name(x)}", "shape is data.shape, a tuple of ints")
+    shape = tuple(int(n) for n in x)
+    if any(n < 0 for n in shape) or math.prod(shape) > max_elements:
+        fail(f"{what} is {shape}: not a shape this test can use (at most {max_elements} elements)")
+    return shape
+
+
 def expect_shape(got: tuple, expected: tuple, what: str, hint: str = ""):
     if tuple(got) != tuple(expected):
         fail(f"{what}: expected shape {tuple(expected)}, got {tuple(got)}", hint)
@@ -90,6 +106,7 @@ def raises(exc_type: type[BaseException], what: str, hint: str = ""):
     Any other exception is left to propagate: it is the code under test's own error,
     reported as such.
     """
+    sync()  # an error of an operation before the block belongs to it, as in-process, not to the block
     try:
         yield
         sync()  # behind the wall an operation's error may surface only when the worker catches up

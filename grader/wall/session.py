@@ -429,11 +429,23 @@ def _copy_back(args, mutated) -> None:
         if not str(index).isdigit() or int(index) >= len(args):
             continue
         original = args[int(index)]
-        if type(original) is list and type(value) is list:
+        if type(original) is list and type(value) is list and len(value) == len(original):
+            for i, item in enumerate(value):  # arrays in the list change in place, as they did in the worker
+                if not _copy_into(original[i], item):
+                    original[i] = item
+        elif type(original) is list and type(value) is list:
             original[:] = value
-        elif type(original) is np.ndarray and type(value) is np.ndarray and value.shape == original.shape:
-            with contextlib.suppress(ValueError, TypeError):
-                original[...] = value
+        else:
+            _copy_into(original, value)
+
+
+def _copy_into(original, value) -> bool:
+    """Write ``value`` into the array ``original`` in place, when both are arrays of one shape."""
+    if type(original) is np.ndarray and type(value) is np.ndarray and value.shape == original.shape:
+        with contextlib.suppress(ValueError, TypeError):
+            original[...] = value
+            return True
+    return False
 
 
 def _describe(op: str, target, name) -> str:
@@ -586,7 +598,8 @@ class WallSession:
             hello, _ = channel._read_frame()
         except WorkerFailure:
             return None
-        if hello.get("op") == "hello" and hello.get("fit") is True and isinstance(hello.get("names"), dict):
+        fit = hello.get("op") == "hello" and hello.get("fit") is True
+        if fit and _valid_names(hello.get("names"), self.lab.public):
             channel.hello = hello
             return channel
         channel.end()  # not fit: it is killed, and a fresh child takes over
@@ -619,9 +632,11 @@ class WallSession:
                 "remove top-level code that exits or crashes",
             )
             raise self.broken from None
-        if "import_error" in hello:
+        if type(hello.get("import_error")) is dict:
             self.broken = _import_failure(hello["import_error"], self.submission.name)
             raise self.broken
+        if hello.get("op") != "hello" or not _valid_names(hello.get("names"), self.lab.public):
+            channel._fail_protocol("its first message does not describe the lab's names")
         channel.hello = hello
         return channel
 
@@ -683,6 +698,25 @@ class WallSession:
         if isinstance(exc, MemoryError):
             exc.args = (f"{message + ' ' if message else ''}(the memory limit is {self.limits.memory_mb} MiB)",)
         return exc
+
+
+def _valid_names(names, public) -> bool:
+    """Whether a child's description of the lab's public names is one the trusted side can use."""
+    if type(names) is not dict:
+        return False
+    for name, described in names.items():
+        if name not in public or type(described) is not dict:
+            return False
+        kind = described.get("kind")
+        if kind == "exception":
+            if type(described.get("bases")) is not list:
+                return False
+        elif kind in ("class", "object"):
+            if type(described.get("id")) is not int or not 1 <= described["id"] <= len(public):
+                return False
+        elif kind != "missing":
+            return False
+    return True
 
 
 def _builtin_exception(bases) -> type:

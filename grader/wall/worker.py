@@ -464,13 +464,25 @@ def _move_cpu_limit(usage, seconds) -> bool:
 
 
 def _snapshot(x):
-    return x.copy() if type(x) is not list else list(x)
+    """A copy of a list or array argument, deep enough to see what a call changes in place
+    (arrays inside a list included: gradcheck(f, [x]) that perturbs x and forgets to restore it)."""
+    if type(x) is list:
+        return [v.copy() if type(v) is np.ndarray else v for v in x]
+    return x.copy()
 
 
 def _changed(x, before) -> bool:
     if type(x) is list:
-        return len(x) != len(before) or any(a is not b for a, b in zip(x, before, strict=True))
-    return x.shape != before.shape or x.tobytes() != before.tobytes()
+        return len(x) != len(before) or any(_differs(a, b) for a, b in zip(x, before, strict=True))
+    return _differs(x, before)
+
+
+def _differs(now, before) -> bool:
+    if type(before) is not np.ndarray:
+        return now is not before
+    if type(now) is not np.ndarray or now.shape != before.shape or now.dtype != before.dtype:
+        return True
+    return now.tobytes() != before.tobytes()
 
 
 class Server:
@@ -643,6 +655,8 @@ class Server:
             result = self.dispatch(message, decoder)
         except BaseException as exc:  # the student's exception, or a poisoned input
             error = describe(exc, self.display_path)
+            if error is self.pending:  # the pending error surfaced here, through an object it poisoned
+                self.pending = None
             if sync:
                 self.reply_error(error)
             else:

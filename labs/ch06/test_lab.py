@@ -18,6 +18,7 @@ from grader import under_test
 from grader.testing import (
     as_array,
     as_float,
+    as_shape,
     beside,
     check_scalar_gradients,
     check_tensor_gradients,
@@ -218,7 +219,7 @@ def test_tensor_construction():
 
 def weighted(out, seed=7):
     """out * fixed weights, summed: a scalar whose gradient differs entry by entry, so wrong axes show."""
-    weights = np.random.default_rng(seed).normal(size=out.shape)
+    weights = np.random.default_rng(seed).normal(size=as_shape(out.shape, "the result's .shape"))
     return (out * weights).sum()
 
 
@@ -446,6 +447,12 @@ def test_tensor_relu_gradient_is_zero_at_zero():
     y.sum().backward()
     expect_close(as_array(y.data, "relu(x).data"), [0.0, 0.0, 2.0], "relu(x) at x = [-1, 0, 2]")
     expect_close(as_array(x.grad, "x.grad"), [0.0, 0.0, 1.0], "d relu(x).sum()/dx at x = [-1, 0, 2]")
+    expect_close(
+        as_array(x.data, "x.data"),
+        [-1.0, 0.0, 2.0],
+        "x.data after x.relu()",
+        hint="relu returns a new Tensor: it must not change its input (no in-place writes to self.data)",
+    )
 
 
 @graded(

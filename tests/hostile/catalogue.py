@@ -373,6 +373,11 @@ CLOSED_WEAKNESSES = [
     Hostile("crash_grader_pytest_json.py", base=None, max_score=0),
 ]
 
+LYING_SHAPE = [
+    # The shape a test allocates by is checked first: those tests fail, the grader does not.
+    Hostile("lying_shape.py", max_score=90, message=""),
+]
+
 # -- Replies that break the protocol: bounded before they are decoded, that one test crashed.
 MALFORMED_REPLIES = [
     Hostile(
@@ -392,4 +397,4 @@ MALFORMED_REPLIES = [
     )
 ]
 
-HOSTILE = IMPORT_TIME + IN_ONE_OPERATION + LEFTOVERS + FORGERIES + LESSON1_3 + CLOSED_WEAKNESSES + MALFORMED_REPLIES
+HOSTILE = IMPORT_TIME + IN_ONE_OPERATION + LEFTOVERS + FORGERIES + LESSON1_3 + CLOSED_WEAKNESSES + MALFORMED_REPLIES + LYING_SHAPE
