@@ -19,6 +19,8 @@ import tempfile
 import time
 from pathlib import Path
 
+import numpy as np
+
 from . import labs, starter
 from .bench_batch import bench_batch
 from .bench_engine import bench_backward, bench_engine
@@ -100,7 +102,48 @@ def bench_wall(repeat: int) -> dict:
                     "ratio": _ratio(rounds, "worker", "in-process"),
                 }
     figures["sandbox_start"] = _sandbox_start(repeat)
+    audit_s = _audits(repeat)
+    audit_s["share_of_ch06_reference"] = round(audit_s["seconds"] / figures["ch06/reference"]["worker_s"], 3)
+    figures["audits"] = audit_s
     return figures
+
+
+def _audits(repeat: int) -> dict:
+    """What checking the claims of ch06's loops costs behind the wall (labs/ch06/audits.py): the
+    XOR record's replay and the deep chain's backward between two nodes, on the reference."""
+    from labs.ch06 import audits
+
+    from .env import ISOLATION_ENV
+    from .wall import sandbox
+    from .wall.session import WallSession
+
+    lab = labs.get("ch06")
+    limits = sandbox.Limits.from_lab(lab.limits)
+    seconds = []
+    os.environ[ISOLATION_ENV] = "worker"  # read_many's one round trip, as in a grading
+    with tempfile.TemporaryDirectory(prefix="labkit-bench-") as tmp:
+        reference = Path(tmp) / "reference.py"
+        reference.write_text(starter.assemble(lab, strip=False))
+        session = WallSession(lab, reference, limits)
+        try:
+            for _ in range(max(repeat, 5)):  # one test each: the last one's objects are freed between
+                tensor = session.public("Tensor")
+                helper = ("helper", None)
+                record = session.current.request(
+                    *helper, name="loops.xor_training", args=(tensor, True, 700, 0.05, 4, (), 0.0)
+                )
+                x, _, nodes = session.current.request(*helper, name="loops.chain_of_additions", args=(tensor, 20_000))
+                started = time.perf_counter()
+                predictions = np.array(record["predictions"])
+                audits.audit_xor(tensor, record, record["losses"], predictions, zero_grad=True, lr=0.05, hidden=4)
+                audits.audit_chain(x, nodes, 20_000)
+                seconds.append(time.perf_counter() - started)
+                del x, nodes, record
+                session.end()
+        finally:
+            session.close()
+            del os.environ[ISOLATION_ENV]
+    return {"seconds": round(statistics.median(seconds), 4), "of": "XOR replay and deep-chain check, ch06 reference"}
 
 
 def _sandbox_start(repeat: int) -> dict:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from grader import grade, labs
 from grader.seam import Implementation
-from tests.mutation import reference_source
+from tests.mutation import apply, catalogue, reference_source
 
 HOSTILE_DIR = Path(__file__).parent / "hostile"
 # Small limits keep the suite fast; every limit is still exercised. 5 s leaves the honest
@@ -35,7 +35,9 @@ class Hostile:
     """One hostile file and what its report must say.
 
     ``base``: "reference" appends the file to the lab's honest one-file reference (so the
-    honest operations around the attack must still be graded); None grades the file alone.
+    honest operations around the attack must still be graded); "starter" to the untouched
+    starter (an attack that forges work); "mutant:NAME" to the reference with that catalogued
+    bug (an attack that hides it); None grades the file alone.
     """
 
     file: str
@@ -57,6 +59,11 @@ class Hostile:
 
     def source(self) -> str:
         attack = (HOSTILE_DIR / self.lab / self.file).read_text(encoding="utf-8")
+        if self.base == "starter":
+            return labs.get(self.lab).starter.read_text(encoding="utf-8") + "\n\n" + attack
+        if self.base and self.base.startswith("mutant:"):  # a realistic bug the attack tries to hide
+            mutant = next(m for m in catalogue(self.lab) if m.name == self.base.partition(":")[2])
+            return apply(reference_source(self.lab), mutant) + "\n\n" + attack
         return attack if self.base is None else reference_source(self.lab) + "\n\n" + attack
 
 

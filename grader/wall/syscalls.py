@@ -84,6 +84,26 @@ REFUSED_IN_SANDBOX = (
     # device files and fifos
     "mknod",
     "mknodat",
+    # memory the address-space limit does not count: System V shared memory (a detached segment
+    # lives on), its message queues and semaphores, POSIX message queues
+    "shmget",
+    "shmat",
+    "shmdt",
+    "shmctl",
+    "msgget",
+    "msgsnd",
+    "msgrcv",
+    "msgctl",
+    "semget",
+    "semop",
+    "semtimedop",
+    "semctl",
+    "mq_open",
+    "mq_unlink",
+    "mq_timedsend",
+    "mq_timedreceive",
+    "mq_notify",
+    "mq_getsetattr",
     # the machine's own settings
     "init_module",
     "finit_module",

@@ -28,49 +28,77 @@ def _array(x, what):
     return np.array(x, dtype=np.float64, copy=True), None
 
 
+def initial_parameters(hidden):
+    """The network's starting values: w1 (2, hidden), b1 (hidden,), w2 (hidden, 1), b2 (1,)."""
+    rng = np.random.default_rng(0)
+    w1 = rng.normal(size=(2, hidden))
+    w2 = rng.normal(size=(hidden, 1)) / np.sqrt(hidden)  # scaled so outputs start O(1)
+    return [w1, np.zeros(hidden), w2, np.zeros(1)]
+
+
+def xor_step(Tensor, x, y, params, grads_before):
+    """One step's forward and backward on the engine: the loss, the predictions, and each
+    parameter's .grad afterwards. ``grads_before``: what each .grad is set to first (zeros, or
+    the gradients left by the last step when they are not zeroed; None: left as they are).
+
+    The training loop runs it in the worker; the trusted side replays steps of the loop's
+    record through the same function (labs/ch06/xor_mlp.py)."""
+    if grads_before is not None:
+        for p, grad in zip(params, grads_before, strict=True):
+            p.grad = grad
+    h = (x @ params[0] + params[1]).tanh()  # (4, hidden)
+    pred = h @ params[2] + params[3]  # (4, 1)
+    loss = ((pred - y) ** 2).mean()  # ()
+    loss.backward()
+    return loss, pred
+
+
 def xor_training(Tensor, zero_grad, max_steps, lr, hidden, checkpoints, atol):
     """Gradient descent on the mean squared error until the loss is below 0.01 or ``max_steps`` ran.
 
     ``checkpoints``: (step, expected loss) pairs; the run stops at the first one it misses
     by more than ``atol``, so a broken engine fails at once. Returns {"losses": [...],
-    "predictions": [...] or None, "problem": None or [message, hint]}.
+    "predictions": [...] or None, "problem": None or [message, hint], "values": (steps, n)
+    array of every parameter's values before each step, "grads": (steps, n) array of their
+    gradients after it}: the record the trusted side audits by replaying steps.
     """
     expected = dict(checkpoints)
-    rng = np.random.default_rng(0)
     x = Tensor(POINTS)
     y = Tensor(TARGETS)
-    w1 = Tensor(rng.normal(size=(2, hidden)))  # (2, hidden)
-    b1 = Tensor(np.zeros(hidden))  # (hidden,), broadcast over the four examples
-    w2 = Tensor(rng.normal(size=(hidden, 1)) / np.sqrt(hidden))  # (hidden, 1), scaled so outputs start O(1)
-    b2 = Tensor(np.zeros(1))  # (1,)
-    params = [w1, b1, w2, b2]
-    losses = []
+    start = initial_parameters(hidden)
+    width = sum(value.size for value in start)
+    params = [Tensor(value) for value in start]
+    losses, values_record, grads_record = [], [], []
     # The loop keeps its own copy of the parameters' values and writes each update back, so
     # it takes from the engine only the loss and the gradients.
     values = []
     for p in params:
         value, problem = _array(p.data, "a parameter's .data")
         if problem:
-            return {"losses": losses, "predictions": None, "problem": problem}
+            return _record(losses, None, problem, values_record, grads_record, width)
         values.append(value)
     pred = None
     for _ in range(max_steps):
-        h = (x @ w1 + b1).tanh()  # (4, hidden)
-        pred = h @ w2 + b2  # (4, 1)
-        loss = ((pred - y) ** 2).mean()  # ()
-        if zero_grad:
-            for p, value in zip(params, values, strict=True):
-                p.grad = np.zeros_like(value)
-        loss.backward()
+        zeros = [np.zeros_like(value) for value in values] if zero_grad else None
+        values_record.append(np.concatenate([v.reshape(-1) for v in values]))
+        loss, pred = xor_step(Tensor, x, y, params, zeros)
+        grads = []
         for i, p in enumerate(params):
             grad, problem = _array(p.grad, "a parameter's .grad")
-            if problem:
-                return {"losses": losses, "predictions": None, "problem": problem}
+            if problem or grad.shape != values[i].shape:
+                problem = problem or (
+                    f"a parameter's .grad has shape {grad.shape}, its .data {values[i].shape}",
+                    "a gradient has the shape of what it is the gradient of",
+                )
+                values_record.pop()
+                return _record(losses, None, problem, values_record, grads_record, width)
+            grads.append(grad)
             values[i] = values[i] - lr * grad
             p.data = values[i]
+        grads_record.append(np.concatenate([g.reshape(-1) for g in grads]))
         value, problem = _array(loss.data, "the loss's .data")
         if problem:
-            return {"losses": losses, "predictions": None, "problem": problem}
+            return _record(losses, None, problem, values_record[:-1], grads_record[:-1], width)
         losses.append(float(value))
         if losses[-1] < TARGET_LOSS:
             break
@@ -78,15 +106,41 @@ def xor_training(Tensor, zero_grad, max_steps, lr, hidden, checkpoints, atol):
         if step in expected and not abs(losses[-1] - expected[step]) <= atol:
             break
     predictions, problem = _array(pred.data, "the predictions' .data") if pred is not None else (None, None)
+    return _record(
+        losses,
+        None if predictions is None else [float(v) for v in predictions[:, 0]],
+        problem,
+        values_record,
+        grads_record,
+        width,
+    )
+
+
+def _record(losses, predictions, problem, values_record, grads_record, width):
     return {
         "losses": losses,
-        "predictions": None if predictions is None else [float(v) for v in predictions[:, 0]],
+        "predictions": predictions,
         "problem": problem,
+        "values": np.array(values_record, dtype=np.float64).reshape(len(values_record), width),
+        "grads": np.array(grads_record, dtype=np.float64).reshape(len(grads_record), width),
     }
 
 
+class Chain:
+    """The chain's nodes, handed to the test as one object (behind the wall, a handle): the test
+    reads only the few it picks, after the loop has answered."""
+
+    def __init__(self, nodes):
+        self._nodes = nodes
+
+    def __getitem__(self, index):
+        return self._nodes[index]
+
+
 def chain_of_additions(Tensor, length):
-    """x = Tensor(1.5), then ``length`` times y = y + 1.0, then y.backward(): returns x.grad."""
+    """x = Tensor(1.5), then ``length`` times y = y + 1.0, then y.backward(): returns (x, x.grad, Chain).
+
+    The nodes stay in the worker; the test checks the claim through a few of them."""
     # Every node stays reachable until backward() returns, so the cyclic garbage collector
     # could free nothing: it would only walk the growing chain again and again (with it on,
     # the chain took 0.55 s on the reference instead of 0.34 s).
@@ -95,10 +149,12 @@ def chain_of_additions(Tensor, length):
     try:
         x = Tensor(1.5)
         y = x
+        nodes = []
         for _ in range(length):
             y = y + 1.0
+            nodes.append(y)
         y.backward()
-        return x.grad
+        return x, x.grad, Chain(nodes)
     finally:
         if was_enabled:
             gc.enable()

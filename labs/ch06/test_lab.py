@@ -28,11 +28,12 @@ from grader.testing import (
     graded,
     raises,
 )
-from labs.ch06 import loops
+from labs.ch06 import audits, loops
 from labs.ch06.xor_mlp import train_xor
 
 lab = under_test("ch06")
 
+CHAIN = 20_000  # additions in the deep-graph test: far beyond the recursion limit
 ACCUMULATE = "add each contribution with +=: a value used twice receives the sum of both uses"
 UNBROADCAST = "sum the gradient of a broadcast operand over the axes it was stretched along (unbroadcast)"
 REUSE = ACCUMULATE + "; if a test of one of these operations alone fails too, fix that rule first"
@@ -435,9 +436,14 @@ def test_backward_diamond_needs_topological_order():
     task="tensor", points=2, hint="sort the graph with an explicit stack, not recursion (the recursion limit is 1000)"
 )
 def test_deep_graph_does_not_recurse():
-    got = as_array(beside(loops.chain_of_additions, lab.Tensor, 20_000), "x.grad")
+    answer = beside(loops.chain_of_additions, lab.Tensor, CHAIN)
+    if not (isinstance(answer, tuple) and len(answer) == 3):
+        fail("the chain's loop did not return (x, x.grad, nodes) (the code under test interfered with it)")
+    x, grad, nodes = answer
+    got = as_array(grad, "x.grad")
     if got.shape != () or float(got) != 1.0:
-        fail(f"a chain of 20,000 additions: expected x.grad exactly 1.0, got {got!r}")
+        fail(f"a chain of {CHAIN:,} additions: expected x.grad exactly 1.0, got {got!r}")
+    audits.audit_chain(x, nodes, CHAIN)
 
 
 @graded(task="tensor", points=1, hint="relu passes the gradient only where the input is > 0 (strictly)")

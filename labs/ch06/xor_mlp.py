@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from grader.testing import beside, fail
-from labs.ch06 import loops
+from labs.ch06 import audits, loops
 
 
 @dataclass
@@ -50,7 +50,7 @@ def train_xor(
     pairs = tuple(sorted((checkpoints or {}).items()))
     record = beside(loops.xor_training, Tensor, zero_grad, max_steps, lr, hidden, pairs, atol)
     if not isinstance(record, dict) or not isinstance(record.get("losses"), list):
-        fail("the XOR training loop did not return its record (the code under test interfered with it)")
+        fail(audits.TAMPERED)
     if record.get("problem"):
         fail(*[str(part) for part in record["problem"]][:2])
     if not all(type(loss) in (float, int) for loss in record["losses"]):
@@ -60,6 +60,7 @@ def train_xor(
     if run.losses and not (isinstance(predictions, list) and all(type(p) in (float, int) for p in predictions)):
         fail("the XOR training loop returned predictions that are not numbers")
     run.predictions = np.array(predictions or [], dtype=np.float64)
+    audits.audit_xor(Tensor, record, run.losses, run.predictions, zero_grad=zero_grad, lr=lr, hidden=hidden)
     return run
 
 

@@ -116,6 +116,9 @@ def probe():
         "start a process": outcome(lambda: subprocess.run(["/usr/bin/setpriv", "--help"], check=False)),
         "fork": outcome(lambda: os._exit(0) if os.fork() == 0 else None),
         "exec a program": outcome(lambda: os.execv("/usr/bin/setpriv", ["setpriv"])),
+        # memory the address-space limit does not count
+        "create a System V shared memory segment": outcome(c_call(libc.shmget, 0, 1 << 20, 0o1000 | 0o600)),
+        "create a System V message queue": outcome(c_call(libc.msgget, 0, 0o1000 | 0o600)),
         # the network
         "open an internet socket": outcome(lambda: socket.socket(socket.AF_INET, socket.SOCK_STREAM)),
         "open a unix socket": outcome(lambda: socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)),

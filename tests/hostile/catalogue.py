@@ -373,6 +373,27 @@ CLOSED_WEAKNESSES = [
     Hostile("crash_grader_pytest_json.py", base=None, max_score=0),
 ]
 
+FORGED_LOOPS = [
+    # The XOR loop replaced in the worker by an honest numpy run: its record is consistent, but the
+    # replay through the untouched starter's Tensor fails. Nothing earned (the starter earns 0).
+    Hostile(
+        "forge_xor_record.py",
+        base="starter",
+        max_score=0,
+        outcomes={"test_xor_training_reproduces_the_chapter": "failed", "test_xor_without_zeroing_overshoots": "failed"},
+        flags={"introspection"},
+    ),
+    # The chain's loop replaced by a star of nodes one step from x: the nodes drawn after the answer
+    # are not linked, so the deep-graph test fails as it does for the honest recursive engine.
+    Hostile(
+        "forge_deep_chain.py",
+        base="mutant:tensor_backward_recursive_sort",
+        outcomes={"test_deep_graph_does_not_recurse": "failed"},
+        others="passed",
+        flags={"introspection"},
+    ),
+]
+
 LYING_SHAPE = [
     # The shape a test allocates by is checked first: those tests fail, the grader does not.
     Hostile("lying_shape.py", max_score=90, message=""),
@@ -397,4 +418,4 @@ MALFORMED_REPLIES = [
     )
 ]
 
-HOSTILE = IMPORT_TIME + IN_ONE_OPERATION + LEFTOVERS + FORGERIES + LESSON1_3 + CLOSED_WEAKNESSES + MALFORMED_REPLIES + LYING_SHAPE
+HOSTILE = IMPORT_TIME + IN_ONE_OPERATION + LEFTOVERS + FORGERIES + LESSON1_3 + CLOSED_WEAKNESSES + MALFORMED_REPLIES + LYING_SHAPE + FORGED_LOOPS

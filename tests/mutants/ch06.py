@@ -1039,6 +1039,7 @@ MUTANTS = [
         new="self.grad = self.grad + np.ones_like(self.data)",
         caught_by={
             "test_backward_with_explicit_seed",
+            "test_deep_graph_does_not_recurse",
             "test_exercise_d_sum_backward_restores_the_axis[3x4]",
             "test_exercise_d_sum_backward_restores_the_axis[4x4_square]",
         },
@@ -1183,6 +1184,7 @@ MUTANTS = [
         new="",
         caught_by={
             "test_backward_accumulates_on_leaves_only",
+            "test_deep_graph_does_not_recurse",
         },
     ),
     Mutant(
@@ -1194,6 +1196,7 @@ MUTANTS = [
         new="""            node.grad = np.zeros(node.data.shape)""",
         caught_by={
             "test_backward_accumulates_on_leaves_only",
+            "test_deep_graph_does_not_recurse",
             "test_xor_without_zeroing_overshoots",
         },
     ),

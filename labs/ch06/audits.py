@@ -1,0 +1,108 @@
+"""Checks of what the lab's loops claim (labs/ch06/loops.py), made on the trusted side.
+
+Behind the wall the loops run in the worker, beside the code under test, where that code
+could replace them; whatever they return is a claim. Each check draws what it looks at here,
+after the claim is in, and goes through the code under test's own public API: the XOR record
+by replaying steps, the deep chain by a backward() between two of its nodes.
+"""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+
+from grader.testing import as_array, fail, read_many
+from labs.ch06 import loops
+
+TAMPERED = "the XOR training loop did not return its record (the code under test interfered with it)"
+AUDITED_STEPS = 3  # replayed at random, and the last step
+REPLAY_RTOL, REPLAY_ATOL = 1e-9, 1e-12  # the same engine on the same numbers: equal but for summation order
+
+
+def audit_xor(Tensor, record: dict, losses: list, predictions, *, zero_grad: bool, lr: float, hidden: int) -> None:
+    """Check the loop's claims against the engine: behind the wall the loop ran in the worker,
+    where the code under test could have replaced it.
+
+    The record holds every step's parameter values and gradients. The update rule is checked
+    for every step here, in numpy; then a few steps, drawn here after the record is in (so no
+    loop can know which), are replayed through the code under test's Tensor and must give the
+    recorded loss and gradients (and, for the last step, the predictions)."""
+    shapes = [value.shape for value in loops.initial_parameters(hidden)]
+    width, steps = sum(int(np.prod(shape)) for shape in shapes), len(losses)
+    values, grads = record.get("values"), record.get("grads")
+    for array in (values, grads):
+        if type(array) is not np.ndarray or array.dtype != np.float64 or array.shape != (steps, width):
+            fail(TAMPERED)
+    if not steps:
+        return
+    start = np.concatenate([value.reshape(-1) for value in loops.initial_parameters(hidden)])
+    if not np.array_equal(values[0], start):
+        fail("the XOR training loop's record does not start from the network's initial weights", AUDIT_HINT)
+    if not np.allclose(values[1:], values[:-1] - lr * grads[:-1], rtol=REPLAY_RTOL, atol=REPLAY_ATOL):
+        fail("the XOR training loop's record does not follow the update w -= lr * grad", AUDIT_HINT)
+    chosen = set(random.SystemRandom().sample(range(steps), min(AUDITED_STEPS, steps))) | {steps - 1}
+    for step in sorted(chosen):
+        _replay(Tensor, step, values, grads, losses, predictions, shapes, zero_grad)
+
+
+AUDIT_HINT = "the loop's record is checked by replaying steps through your Tensor: run it unchanged"
+
+
+def _split(flat: np.ndarray, shapes) -> list[np.ndarray]:
+    sizes = np.cumsum([int(np.prod(shape)) for shape in shapes])[:-1]
+    return [part.reshape(shape) for part, shape in zip(np.split(flat, sizes), shapes, strict=True)]
+
+
+def _replay(Tensor, step: int, values, grads, losses, predictions, shapes, zero_grad: bool) -> None:
+    params = [Tensor(value) for value in _split(values[step], shapes)]
+    # Not zeroed, each step starts from the gradients the last one left.
+    zeroed = zero_grad or step == 0
+    before = [np.zeros(shape) for shape in shapes] if zeroed else _split(grads[step - 1], shapes)
+    loss, pred = loops.xor_step(Tensor, Tensor(loops.POINTS), Tensor(loops.TARGETS), params, before)
+    read = read_many([(loss, "data"), (pred, "data"), *[(p, "grad") for p in params]])
+    got_loss = as_array(read[0], "the replayed loss's .data")
+    got_grads = np.concatenate([as_array(g, "a replayed .grad").reshape(-1) for g in read[2:]])
+    where = f"XOR training, step {step} replayed through your Tensor"
+    if got_loss.shape != () or not np.isclose(float(got_loss), losses[step], rtol=REPLAY_RTOL, atol=REPLAY_ATOL):
+        fail(f"{where}: loss {float(np.sum(got_loss)):.17g}, the loop's record {losses[step]:.17g}", AUDIT_HINT)
+    if got_grads.shape != grads[step].shape or not np.allclose(
+        got_grads, grads[step], rtol=REPLAY_RTOL, atol=REPLAY_ATOL
+    ):
+        fail(f"{where}: the gradients differ from the loop's record", AUDIT_HINT)
+    if step == len(losses) - 1 and predictions.size:
+        got_pred = as_array(read[1], "the replayed predictions' .data").reshape(-1)
+        if not np.allclose(got_pred, predictions, rtol=REPLAY_RTOL, atol=REPLAY_ATOL):
+            fail(f"{where}: the predictions differ from the loop's record", AUDIT_HINT)
+
+
+CHECKED_DEPTH = (2_000, 5_000)  # where the later of the chain's two checked nodes is drawn
+CHAIN_HINT = (
+    "leaf gradients add up across backward() calls, intermediate ones start from zero; "
+    "the chain's loop must run unchanged"
+)
+
+
+def audit_chain(x, nodes, length: int) -> None:
+    """The chain's claim, checked through two nodes and a seed drawn now (no loop can know them): a
+    backward() from the later node must reach the earlier one and x, through every node between
+    them. Only a real chain of additions does that, and walking it is what a deep graph needs."""
+    draw = random.SystemRandom()
+    # Deeper than the recursion limit (1000), not as deep as the chain: the check walks the
+    # nodes below the later one again, and a few thousand show what twenty thousand would.
+    late = draw.randrange(min(CHECKED_DEPTH[0], length - 1), min(CHECKED_DEPTH[1], length))
+    early = draw.randrange(late)
+    seed = draw.uniform(0.25, 0.75)
+    for index in (early, late):
+        data = as_array(nodes[index].data, f"node {index}'s .data")
+        if data.shape != () or float(data) != 2.5 + index:
+            fail(f"node {index} of the chain from Tensor(1.5) should hold {2.5 + index}, got {data!r}", CHAIN_HINT)
+    nodes[late].backward(np.array(seed))
+    reached = as_array(nodes[early].grad, f"node {early}'s .grad")
+    again = as_array(x.grad, "x.grad after a second backward()")
+    if reached.shape != () or float(reached) != seed or again.shape != () or float(again) != 1.0 + seed:
+        fail(
+            f"backward({seed:.6g}) from node {late} of the chain: node {early}'s .grad should be {seed:.6g} "
+            f"and x.grad 1 + {seed:.6g}, got {reached!r} and {again!r}",
+            CHAIN_HINT,
+        )
