@@ -33,9 +33,11 @@ def test_pristine_starter_fails_every_test_saying_what_to_implement(lab_id):
         assert any(title in test["message"] for title in task_titles.values()), test
 
 
+@pytest.mark.parametrize("isolation", ["in-process", "worker"])
 @pytest.mark.parametrize("path", CORRECT, ids=[f"{p.parent.name}-{p.stem}" for p in CORRECT])
-def test_independent_correct_submission_gets_full_marks(path):
-    document = grade(path.parent.name, path)
+def test_independent_correct_submission_gets_full_marks(path, isolation):
+    """In both modes: every test passed, so the same outcome test by test."""
+    document = grade(path.parent.name, path, isolation)
     assert not failing(document), {k: v["message"] for k, v in failing(document).items()}
 
 
