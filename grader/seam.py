@@ -192,13 +192,13 @@ class RemoteLab(_LabHandle):
     def __init__(self, lab_id: str):
         super().__init__(lab_id)
         self._session = None
-        self._next_box = None  # a fresh sandbox started ahead, for the next submission of a queue
+        self._box = None  # the sandbox every submission of this process is loaded into, in turn
         _remote_labs.append(self)
         path = self._impl.path
         if not os.environ.get(QUEUE_ENV) and path is not None and path.is_file():
             self._start()  # the worker gets ready while pytest collects the tests
         else:
-            self._prepare_sandbox()  # a queue's: numpy is imported while pytest collects the tests
+            self._sandbox()  # a queue's: numpy is imported while pytest collects the tests
 
     def _select(self, path: Path) -> None:
         self._impl = Implementation("submission", path)
@@ -217,37 +217,26 @@ class RemoteLab(_LabHandle):
             wall.register(self._session)
         return self._session
 
-    def _prepare_sandbox(self) -> None:
-        """Start the next submission's sandbox now, so that it is ready when that submission's turn comes."""
+    def _sandbox(self):
+        """The running sandbox to load the next submission into (a new one if the last one died)."""
         from .wall import sandbox
 
-        if self._next_box is None:
-            self._next_box = sandbox.start(self._lab, sandbox.Limits.from_lab(self._lab.limits))
-
-    def _take_sandbox(self):
-        """The sandbox started ahead (a fresh one if it died meanwhile); a queue starts the following one."""
-        from .wall import sandbox
-
-        box, self._next_box = self._next_box, None
-        if box is not None and not box.alive:
-            box.close()
-            box = None
-        if box is None:
-            box = sandbox.start(self._lab, sandbox.Limits.from_lab(self._lab.limits))
-        if os.environ.get(QUEUE_ENV):
-            self._prepare_sandbox()
-        return box
+        if self._box is None or not self._box.alive:
+            if self._box is not None:
+                self._box.close()
+            self._box = sandbox.start(self._lab, sandbox.Limits.from_lab(self._lab.limits))
+        return self._box
 
     def _new_session(self, path: Path):
         from .wall.sandbox import Limits
         from .wall.session import WallSession
 
-        return WallSession(self._lab, path, Limits.from_lab(self._lab.limits), box=self._take_sandbox())
+        return WallSession(self._lab, path, Limits.from_lab(self._lab.limits), box=self._sandbox())
 
     def _close_sandbox(self) -> None:
-        if self._next_box is not None:
-            self._next_box.close()
-            self._next_box = None
+        if self._box is not None:
+            self._box.close()
+            self._box = None
 
     def __getattr__(self, name: str):
         self._check_public(name)

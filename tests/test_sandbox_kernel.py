@@ -130,9 +130,39 @@ def test_a_submission_that_disarms_the_python_guards_still_meets_the_kernel(lab,
     assert results["numpy"] in (errno.EACCES, errno.EROFS), results
     assert results["numpy core"] in (errno.EACCES, errno.EROFS), results
     assert results["kit"] == errno.ENOENT, results
-    assert results["host /tmp"] == "succeeded"  # the sandbox's own /tmp, gone with it
+    assert results["host /tmp"] in (errno.ENOENT, errno.EROFS), results  # no /tmp in there; TMPDIR is /sandbox/tmp
     assert not (Path("/tmp") / MARKER).exists()
     assert numpy_fingerprint() == numpy_before
+
+
+def test_nothing_a_student_leaves_reaches_the_next_one_in_the_same_sandbox(lab, limits, tmp_path):
+    """A batch job grades its students in one sandbox, in turn. The first writes wherever it may and
+    tries to stop or kill the zygote (the kernel refuses: no signals from a child); the second,
+    loaded next, finds nothing of it (its processes died, the writable tmpfs was emptied)."""
+    first, second = tmp_path / "first.py", tmp_path / "second.py"
+    first.write_text(_fill("leave_for_the_next.py", MODE="leave"))
+    second.write_text(_fill("leave_for_the_next.py", MODE="find"))
+    box = sandbox.start(lab, limits, python_guards=False)
+    try:
+        one = WallSession(lab, first, limits, box=box)
+        left = json.loads(one.public("Value")())
+        one.end()
+        one.close()
+        two = WallSession(lab, second, limits, box=box)
+        found = json.loads(two.public("Value")())
+        two.end()
+        two.close()
+        assert box.alive
+    finally:
+        box.close()
+    assert left["write its run folder"] == left["write TMPDIR"] == "succeeded", left
+    assert left["write a folder of its own in /sandbox"] == left["lock a folder"] == "succeeded", left
+    assert left["write /tmp"] in READ_ONLY | HIDDEN, left
+    assert left["stop the zygote"] == left["kill the zygote"] == left["signal itself"] == "EPERM", left
+    assert found["files of the first student"] == [], found
+    # Left: only the second student's own run folder (numbered on from the first's) and TMPDIR.
+    entries = found["entries in /sandbox"]
+    assert "hidden" not in entries and "run-1" not in entries and len(entries) == 2 and "tmp" in entries, found
 
 
 def test_the_next_student_in_a_batch_gets_exactly_their_solo_result(tmp_path):

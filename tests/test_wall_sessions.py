@@ -12,7 +12,8 @@ import dataclasses
 import pytest
 
 from grader import labs
-from grader.failures import WorkerFailure, WorkerTimeout
+from grader.failures import SubmissionError, WorkerFailure, WorkerTimeout
+from grader.wall import sandbox
 from grader.wall.sandbox import Limits
 from grader.wall.session import WallSession
 from tests.mutation import reference_source
@@ -106,47 +107,61 @@ def test_an_object_of_an_earlier_test_reaches_nothing(session):
     assert honest_test(session) == 7.0
 
 
-def test_a_sandbox_serves_one_submission(tmp_path):
-    """Every student gets a fresh sandbox: one that has served a submission takes no other, and
-    closing it leaves neither its folder nor a process behind."""
+def test_a_sandbox_serves_submissions_in_turn(tmp_path):
+    """A batch job loads one student after another into one sandbox: the last one's folder is
+    gone and its processes dead before the next is graded, which gets its own result."""
     lab = labs.get("ch06")
     limits = Limits.from_lab(lab.limits)
     first, second = tmp_path / "first.py", tmp_path / "second.py"
     first.write_text(reference_source("ch06") + EXTRAS, encoding="utf-8")
     second.write_text("class Value:\n    pass\n", encoding="utf-8")
-    one = WallSession(lab, first, limits)
-    Value = one.public("Value")
-    assert Value(1.0).leave_a_thread() == 1.0
-    with pytest.raises(RuntimeError, match="one submission"):
-        one.box.load(second)
-    folder, process = one.box.scratch, one.box.process
-    one.current.sync()
-    one.end()
-    one.close()
-    assert not folder.exists() and process.poll() is not None
+    box = sandbox.start(lab, limits)
+    try:
+        one = WallSession(lab, first, limits, box=box)
+        Value = one.public("Value")
+        assert Value(1.0).leave_a_thread() == 1.0
+        folder = box.submission_folder
+        one.current.sync()
+        one.end()
+        one.close()
+        assert not folder.exists()
+        two = WallSession(lab, second, limits, box=box)
+        with pytest.raises(SubmissionError, match="does not define Tensor"):
+            two.public("Tensor")
+        assert honest_test_with(two) is None  # Value() works, its arithmetic does not exist
+        two.close()
+        assert box.alive
+    finally:
+        box.close()
 
 
-def test_a_queue_starts_the_next_sandbox_ahead_and_replaces_a_dead_one(monkeypatch):
-    """While a batch job grades one student, the next student's sandbox starts; if it died
-    meanwhile (killed from outside), that student gets a new one."""
+def honest_test_with(session):
+    Value = session.public("Value")
+    try:
+        Value() * 2.0
+        session.current.sync()
+    except (TypeError, AttributeError):  # as in-process: Value has no __mul__
+        return None
+    finally:
+        session.end()
+    return "multiplied"
+
+
+def test_a_dead_sandbox_is_replaced_for_the_next_submission(monkeypatch):
+    """If a batch job's sandbox dies (killed from outside), the next student gets a new one."""
     from grader import seam
     from grader.env import QUEUE_ENV
 
-    monkeypatch.setenv(QUEUE_ENV, "queue.json")  # a queue's handle: a sandbox starts, no submission yet
+    monkeypatch.setenv(QUEUE_ENV, "queue.json")  # a queue's handle: the sandbox starts, no submission yet
     remote = seam.RemoteLab("ch06")
-    taken = []
     try:
-        ahead = remote._next_box
-        assert ahead is not None and ahead.alive
-        taken.append(remote._take_sandbox())
-        assert taken[0] is ahead and remote._next_box not in (None, ahead)
-        remote._next_box.process.kill()
-        remote._next_box.process.wait(timeout=10)
-        taken.append(remote._take_sandbox())
-        assert taken[1].alive and taken[1] is not taken[0]
+        box = remote._sandbox()
+        assert box.alive and remote._sandbox() is box
+        box.process.kill()
+        box.process.wait(timeout=10)
+        replacement = remote._sandbox()
+        assert replacement is not box and replacement.alive
     finally:
-        for box in taken:
-            box.close()
         remote._close_sandbox()
         seam._remote_labs.remove(remote)
 

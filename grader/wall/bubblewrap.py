@@ -5,9 +5,9 @@ need, all read-only: the system's library folders (``/usr/lib``, for the C libra
 what the interpreter's extension modules link to), the interpreter's own files at their
 usual paths (its ``site-packages`` covered by an empty folder), and the allowed packages
 under ``/labkit/site``. Then a ``/proc`` of the sandbox's own PID namespace, a minimal
-``/dev``, the copy of the submission in ``/submission``, and two small tmpfs, ``/tmp`` and
-``/sandbox`` (a run folder for each child): the only places it may write, in memory, gone
-with the sandbox.
+``/dev``, the copies of the submissions in ``/submission``, and ``/sandbox``, a small tmpfs
+(a run folder for each child, and TMPDIR): the only place it may write, in memory, emptied
+by the zygote before each submission and gone with the sandbox. ``/tmp`` is read-only.
 The kit's folder, its virtual environment, ``/home``, ``/root``, ``/etc`` and every other
 grading's files do not exist in there.
 
@@ -30,10 +30,9 @@ import sysconfig
 from pathlib import Path
 
 SUBMISSION_DIR = "/submission"  # the copy of the submission, read-only inside
-SANDBOX_DIR = "/sandbox"  # the children's run folders: a tmpfs, the only writable place but /tmp
+SANDBOX_DIR = "/sandbox"  # the children's run folders and TMPDIR: a tmpfs, the only writable place
 SITE_DIR = "/labkit/site"  # the allowed third-party packages, inside
-TMP_BYTES = 16 << 20  # /tmp inside: a tmpfs, gone with the sandbox
-SANDBOX_BYTES = 32 << 20  # /sandbox inside: the same (so no submission can fill the machine's disk)
+SANDBOX_BYTES = 32 << 20  # /sandbox inside: a tmpfs (no submission can fill the machine's disk)
 UID_INSIDE = 1000  # in a user namespace (not as root): the uid the code sees
 NAMESPACES = ["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try"]
 SETPRIV = "/usr/bin/setpriv"
@@ -132,7 +131,6 @@ def command(
     for path in _base_site_packages([*interpreter, "/usr/lib"]):
         args += ["--tmpfs", path, "--remount-ro", path]
     args += ["--proc", "/proc", "--dev", "/dev", "--remount-ro", "/dev"]
-    args += ["--size", str(TMP_BYTES), "--perms", "1777", "--tmpfs", "/tmp"]
     args += ["--ro-bind", str(submission_folder), SUBMISSION_DIR]
     args += ["--size", str(SANDBOX_BYTES), "--perms", "1777", "--tmpfs", SANDBOX_DIR, "--chdir", SANDBOX_DIR]
     args += ["--remount-ro", "/", "--seccomp", str(seccomp_fd)]

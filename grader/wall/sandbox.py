@@ -13,7 +13,8 @@ The boundary is the kernel's. Levels, strongest first (``LABKIT_SANDBOX`` asks f
   is not a security boundary; the report says so.
 
 Below ``bubblewrap`` and without ``none`` asked for, grading behind the wall refuses with
-one line naming the fix. Every level: a fresh sandbox for each submission, resource limits,
+one line naming the fix. Every level: a sandbox per solo run or batch job in which the
+kernel keeps one student from the next (see grader.wall.worker), resource limits,
 a scrubbed environment, an isolated interpreter (``-I -S``) whose import path holds the
 standard library and the allowed packages but not the kit. The Python-level guards in the
 worker (an import allow-list, an audit hook) only explain to a student what they did
@@ -172,7 +173,10 @@ def protections(level: str, limits: Limits, as_root: bool) -> list[str]:
         f"limits: {limits.test_seconds:g} s per test, {limits.call_seconds:g} s per call, "
         f"{limits.cpu_seconds} s CPU, {limits.memory_mb} MiB memory, {limits.output_kb} KiB output"
     )
-    fresh = "a fresh sandbox for each submission, deleted with everything it started"
+    fresh = (
+        "between two submissions every process of the first is killed and the writable folders "
+        "emptied; the code cannot signal, trace or write the process that starts the next"
+    )
     seccomp = "system calls refused: new processes and programs, ptrace, mount, new namespaces, sockets"
     if level == "bubblewrap":
         user = "its own user, mount" if not as_root else "its own mount"
@@ -209,7 +213,8 @@ class Sandbox:
     uid: int | None  # the sandbox's own uid (as root), which owns each child's run folder
     uid_claim: uids.Claim | None = None
     _runs: int = field(default=0)
-    loaded: bool = False
+    loads: int = 0
+    submission_folder: Path | None = None  # the loaded submission's folder, on this side
 
     @property
     def scratch(self) -> Path:
@@ -217,24 +222,38 @@ class Sandbox:
 
     @property
     def folder(self) -> Path:
-        """The submission's folder on this side (``/sandbox`` inside bubblewrap)."""
+        """The submissions' folder on this side (``/submission``, read-only, inside bubblewrap)."""
         return self.scratch / "submission"
 
     def inside(self, path: Path) -> str:
-        """``path`` (in the submission's folder) as the worker sees it."""
+        """``path`` (in the submissions' folder) as the worker sees it."""
         if self.level != "bubblewrap":
             return str(path)
         return str(Path(bubblewrap.SUBMISSION_DIR) / path.relative_to(self.folder))
 
-    def load(self, submission: Path) -> None:
-        """Give the zygote its submission (once: a sandbox serves one submission); it answers ``loaded``."""
-        if self.loaded:
-            raise RuntimeError("a sandbox serves one submission")
-        self.loaded = True
-        display = self.folder / submission.name
+    def load(self, submission: Path) -> int:
+        """Give the zygote the next submission; it answers ``loaded`` for ``load<number>``.
+
+        A batch job's students are loaded one after another: first the zygote kills every
+        process of the last one and empties the writable folders (see grader.wall.worker)."""
+        self.loads += 1
+        self.forget_folder()
+        self.submission_folder = self.folder / f"submission-{self.loads}"
+        self.submission_folder.mkdir(mode=0o711)
+        display = self.submission_folder / submission.name
         shutil.copyfile(submission, display)
         os.chmod(display, 0o644)
-        self.send({"op": "load", "load": 1, "display_path": self.inside(display)})
+        self.send({"op": "load", "load": self.loads, "display_path": self.inside(display)})
+        return self.loads
+
+    def unload(self) -> None:
+        """Ask the zygote to kill every process of the loaded submission and empty the writable folders."""
+        self.send({"op": "unload", "load": self.loads})
+
+    def forget_folder(self) -> None:
+        if self.submission_folder is not None:
+            shutil.rmtree(self.submission_folder, ignore_errors=True)
+            self.submission_folder = None
 
     def send(self, message: dict) -> None:
         self.control.send(json.dumps(message).encode())
@@ -250,7 +269,7 @@ class Sandbox:
         self._runs += 1
         if self.level == "bubblewrap":
             return f"{bubblewrap.SANDBOX_DIR}/run-{self._runs}"
-        workdir = self.folder / f"run-{self._runs}"
+        workdir = self.submission_folder / f"run-{self._runs}"
         workdir.mkdir(mode=0o700)
         if self.uid is not None:
             os.chown(workdir, self.uid, self.uid)
@@ -278,7 +297,7 @@ class Sandbox:
 
 
 def start(lab, limits: Limits, *, module_name: str = "submission", python_guards: bool = True) -> Sandbox:
-    """Start a fresh sandbox's zygote; ``Sandbox.load`` gives it its submission.
+    """Start a sandbox's zygote; ``Sandbox.load`` gives it a submission (a batch job's, one after another).
 
     ``python_guards=False`` leaves out the worker's import allow-list and audit hook: the
     kit's own tests use it to show that the kernel alone holds every attack.
@@ -305,10 +324,11 @@ def start(lab, limits: Limits, *, module_name: str = "submission", python_guards
         parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         config = {
             "sys_path": sys_path,
-            # Loaded once by the zygote, for every child. numpy loads its other submodules
-            # (linalg, fft) on first use, in the child that uses them: a fresh sandbox for each
-            # student pays only for what the lab's tests need (numpy.random, for their loops).
-            "preload": [*lab.allowed_imports, *(["numpy.random"] if "numpy" in lab.allowed_imports else [])],
+            # Loaded once by the zygote, for every child: numpy's lazily loaded submodules too.
+            "preload": [
+                *lab.allowed_imports,
+                *(f"numpy.{m}" for m in ("random", "linalg", "fft") if "numpy" in lab.allowed_imports),
+            ],
             "control_fd": child.fileno(),
             "module": module_name,
             "public": list(lab.public),
@@ -316,6 +336,7 @@ def start(lab, limits: Limits, *, module_name: str = "submission", python_guards
             "helpers": {Path(name).stem: (lab.folder / name).read_text(encoding="utf-8") for name in lab.helpers},
             "allowed_imports": list(lab.allowed_imports),
             "python_guards": python_guards,
+            "writable": bubblewrap.SANDBOX_DIR if chosen == "bubblewrap" else None,
             "read_roots": sys_path,
             "memory_bytes": limits.memory_mb * 1024 * 1024,
             "limits": {
@@ -334,7 +355,7 @@ def start(lab, limits: Limits, *, module_name: str = "submission", python_guards
         bootstrap = BOOTSTRAP.format(codec=codec_source, worker=worker_source)
         python = [bubblewrap.executable(), "-I", "-S", "-c", bootstrap, json.dumps(config)]
         env = dict(SCRUBBED_ENV, HOME=bubblewrap.SANDBOX_DIR if chosen == "bubblewrap" else str(scratch))
-        env["TMPDIR"] = "/tmp" if chosen == "bubblewrap" else str(scratch / "submission")
+        env["TMPDIR"] = f"{bubblewrap.SANDBOX_DIR}/tmp" if chosen == "bubblewrap" else str(scratch / "submission")
         pass_fds = [child.fileno()]
         if chosen == "bubblewrap":
             seccomp_fd = syscalls.as_memfd(syscalls.sandbox_program())

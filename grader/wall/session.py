@@ -471,18 +471,19 @@ def _describe(op: str, target, name) -> str:
 class WallSession:
     """One submission behind the wall: its sandbox, the current test's child and the next one.
 
-    ``box``: a fresh sandbox, started ahead (a batch starts the next student's while this
-    one is graded); by default the session starts its own. Either way the session stops it
-    when it closes: no sandbox ever serves a second submission.
+    ``box``: a running sandbox to load the submission into (a batch job's students share
+    one, one after another, so numpy is imported once per job, not once per student: the
+    kernel keeps them apart, see grader.wall.sandbox); by default the session starts its own
+    and stops it when it closes.
     """
 
     def __init__(self, lab, submission, limits: sandbox.Limits, box: sandbox.Sandbox | None = None):
         self.lab = lab
         self.submission = submission
         self.limits = limits
+        self.owns_box = box is None
         self.box = box if box is not None else sandbox.start(lab, limits)
-        self.box.load(submission)
-        self.load = 1
+        self.load = self.box.load(submission)
         self.learned: dict = {}
         self.broken: SubmissionError | None = None
         self.ready = False
@@ -658,6 +659,17 @@ class WallSession:
         for channel in (self.current, self.following, *self.spares):
             if channel is not None:
                 channel.close_fds()
+        if not self.owns_box:
+            # A shared box serves the next submission only once every process of this one is
+            # dead and what it wrote is gone; if it cannot say so, it is stopped.
+            try:
+                self.box.unload()
+                unloaded = self._await(f"load{self.load}", "unloaded", 10)
+            except (OSError, WorkerFailure):
+                unloaded = None
+            if unloaded is not None:
+                self.box.forget_folder()
+                return
         self.box.close()
 
     # -- names and exceptions ------------------------------------------------------------

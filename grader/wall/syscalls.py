@@ -13,8 +13,8 @@ libseccomp's default for a foreign architecture.
   settings (modules, reboot, clocks, swap).
 - ``child_program``: added by each child of the zygote (the processes that run student
   code) before the submission is executed. A child may start threads, nothing more: no
-  new process and no other program. The zygote itself still forks the children, which
-  is why this cannot go in the first filter.
+  new process, no other program, no signal to any process. The zygote itself still forks
+  the children and kills them, which is why this cannot go in the first filter.
 """
 
 from __future__ import annotations
@@ -121,7 +121,22 @@ REFUSED_IN_SANDBOX = (
     "ioperm",
 )
 
-REFUSED_IN_CHILD = ("fork", "vfork", "execve", "execveat")
+# A child may not start a process or a program, nor signal any process (the zygote, which starts
+# the next student's children, included): it can only end itself, by exiting.
+REFUSED_IN_CHILD = (
+    "fork",
+    "vfork",
+    "execve",
+    "execveat",
+    "kill",
+    "tkill",
+    "tgkill",
+    "rt_sigqueueinfo",
+    "rt_tgsigqueueinfo",
+    "pidfd_open",
+    "pidfd_send_signal",
+    "pidfd_getfd",
+)
 
 
 def _compile(rules) -> bytes:

@@ -4,11 +4,13 @@ It is started by grader.wall.sandbox as ``python -I -S -c <bootstrap>`` inside t
 sandbox, with this module's source and the codec's, and cannot import the kit.
 
 The *zygote* (``zygote_main``) never runs student code: it imports numpy and the lab's
-trusted loops once, compiles the one submission its sandbox was started for, and forks
-*children*, each on a fresh channel that the trusted side passes over the control socket.
-The child (``child_main``) limits itself, adds the seccomp filter that forbids new
-processes and programs, installs the guards that explain refusals to a student, executes
-the submission in a new module and serves requests.
+trusted loops once, then for each submission it is given (one after another: a batch job's
+students share it) compiles the file and forks *children*, each on a fresh channel that
+the trusted side passes over the control socket. Before the next submission it kills every
+process of the last one and empties the writable folder; it is not dumpable, and its
+children cannot signal or trace it. The child (``child_main``) limits itself, adds the
+seccomp filter that forbids new processes, programs and signals, installs the guards that
+explain refusals to a student, executes the submission in a new module and serves requests.
 A child serves test after test while they end cleanly, as the submission's module
 would in-process; after a crash, a timeout or an error left pending, the next test
 gets a fresh child. The zygote reaps each child and every process it left behind, and
@@ -87,12 +89,18 @@ def zygote_main(config):
             if not message:
                 break  # the trusted side is gone
             request = json.loads(message)
-            if request["op"] == "load":  # a sandbox serves one submission
-                loaded = {"op": "loaded", "test": f"load{request['load']}"}
-                config["display_path"] = request["display_path"]
-                code, problem = _compile(request["display_path"])
-                if problem:
-                    loaded["syntax_error"] = problem
+            if request["op"] in ("load", "unload"):
+                # One submission after another: nothing of the last one may reach the next. Its
+                # processes die (they could not fork, signal or trace anyone) and what it wrote goes.
+                _stop_all(children)
+                _empty(config.get("writable"))
+                code = None
+                loaded = {"op": f"{request['op']}ed", "test": f"load{request['load']}"}
+                if request["op"] == "load":
+                    config["display_path"] = request["display_path"]
+                    code, problem = _compile(request["display_path"])
+                    if problem:
+                        loaded["syntax_error"] = problem
                 _send_control(ctl, loaded)
             elif request["op"] == "fork" and code is not None:
                 os.makedirs(request["workdir"], mode=0o700, exist_ok=True)
@@ -142,6 +150,42 @@ def _compile(path):
         return None, {"line": exc.lineno, "message": exc.msg}
     except (OSError, ValueError) as exc:
         return None, {"line": None, "message": str(exc)}
+
+
+def _empty(folder):
+    """Delete everything in ``folder`` (the sandbox's writable tmpfs), then make its TMPDIR again.
+
+    Only once every process of the last submission is dead: nothing can write in it meanwhile.
+    Folders the code made unreadable are opened up first (it owned them; so does the zygote)."""
+    if not folder or not os.path.isdir(folder):
+        return
+    for root, dirs, files in os.walk(folder, topdown=False, onerror=lambda error: None):
+        for name in files:
+            with contextlib.suppress(OSError):
+                os.unlink(os.path.join(root, name))
+        for name in dirs:
+            path = os.path.join(root, name)
+            with contextlib.suppress(OSError):
+                if os.path.islink(path):
+                    os.unlink(path)
+                else:
+                    os.rmdir(path)
+    leftover = os.listdir(folder)
+    if leftover:  # a folder without rights: open it up and go again (bounded: the tmpfs is small)
+        for root, dirs, _ in os.walk(folder):
+            for name in dirs:
+                with contextlib.suppress(OSError):
+                    os.chmod(os.path.join(root, name), 0o700)
+        for name in leftover:
+            path = os.path.join(folder, name)
+            if os.path.isdir(path) and not os.path.islink(path):
+                _empty(path)
+                with contextlib.suppress(OSError):
+                    os.rmdir(path)
+            else:
+                with contextlib.suppress(OSError):
+                    os.unlink(path)
+    os.makedirs(os.path.join(folder, "tmp"), mode=0o700, exist_ok=True)
 
 
 def _stop_all(children):
