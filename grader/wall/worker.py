@@ -616,6 +616,7 @@ class Server:
         """
         for hid in [h for h in self.table if not 0 < h <= self.public_count]:
             del self.table[hid]
+        gc.enable()  # a test's loop may have left it off (labs/ch06/loops.py): the next starts as usual
         self.pending = self.mutated = None
         with contextlib.suppress(OSError, ValueError):
             sys.stdout.flush()

@@ -440,10 +440,13 @@ def test_deep_graph_does_not_recurse():
     if not (isinstance(answer, tuple) and len(answer) == 3):
         fail("the chain's loop did not return (x, x.grad, nodes) (the code under test interfered with it)")
     x, grad, nodes = answer
-    got = as_array(grad, "x.grad")
-    if got.shape != () or float(got) != 1.0:
-        fail(f"a chain of {CHAIN:,} additions: expected x.grad exactly 1.0, got {got!r}")
-    audits.audit_chain(x, nodes, CHAIN)
+    try:
+        got = as_array(grad, "x.grad")
+        if got.shape != () or float(got) != 1.0:
+            fail(f"a chain of {CHAIN:,} additions: expected x.grad exactly 1.0, got {got!r}")
+        audits.audit_chain(x, nodes, CHAIN)
+    finally:
+        nodes.release()
 
 
 @graded(task="tensor", points=1, hint="relu passes the gradient only where the input is > 0 (strictly)")

