@@ -49,16 +49,19 @@ class Hostile:
     message: str = ""  # a text every test that lost points must show in its message
     max_score: float | None = None  # the score may not exceed this
     flags: frozenset = frozenset()  # scan flag codes the report must carry
+    fill: tuple = ()  # (KEY, value) pairs: @KEY@ in the file becomes value (one file, several attacks)
 
     def __post_init__(self):
         object.__setattr__(self, "flags", frozenset(self.flags))
 
     @property
     def name(self) -> str:
-        return f"{self.lab}-{Path(self.file).stem}"
+        return f"{self.lab}-{Path(self.file).stem}" + "".join(f"-{value}" for _, value in self.fill)
 
     def source(self) -> str:
         attack = (HOSTILE_DIR / self.lab / self.file).read_text(encoding="utf-8")
+        for key, value in self.fill:
+            attack = attack.replace(f"@{key}@", value)
         if self.base == "starter":
             return labs.get(self.lab).starter.read_text(encoding="utf-8") + "\n\n" + attack
         if self.base and self.base.startswith("mutant:"):  # a realistic bug the attack tries to hide

@@ -49,7 +49,7 @@ def _graded(chunk: str, folder) -> dict:
     folder.mkdir(parents=True, exist_ok=True)
     impls = []
     for hostile in members:
-        path = folder / hostile.file
+        path = folder / f"{hostile.name}.py"
         path.write_text(hostile.source())
         impls.append(Implementation("submission", path))
     honest = folder / "honest.py"
@@ -57,7 +57,7 @@ def _graded(chunk: str, folder) -> dict:
     before, numpy_before = kit_fingerprint(), numpy_fingerprint()
     reports = grade.grade_many(_lab(lab_id), [*impls, Implementation("submission", honest)])
     return {
-        "reports": {h.file: r for h, r in zip(members, reports, strict=False)},
+        "reports": {h.name: r for h, r in zip(members, reports, strict=False)},
         "honest": outcomes(reports[-1]),
         "kit_changed": kit_fingerprint() != before,
         "numpy_changed": numpy_fingerprint() != numpy_before,
@@ -90,7 +90,7 @@ for _name in sorted({_chunk(h) for h in HOSTILE}):
 def _check(hostile, tmp_path_factory):
     base = tmp_path_factory.getbasetemp()
     chunk = _graded(_chunk(hostile), base / f"redteam-{_chunk(hostile).replace(':', '-')}")
-    report = chunk["reports"][hostile.file]
+    report = chunk["reports"][hostile.name]
     got = outcomes(report)
     lost = {t["id"]: t["message"] for t in report["tests"] if t["outcome"] != "passed"}
     for test_id, outcome in hostile.outcomes.items():

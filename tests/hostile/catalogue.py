@@ -402,7 +402,8 @@ LYING_SHAPE = [
 # -- Replies that break the protocol: bounded before they are decoded, that one test crashed.
 MALFORMED_REPLIES = [
     Hostile(
-        f"reply_{kind}.py",
+        "reply_malformed.py",
+        fill=(("KIND", kind),),
         outcomes={POW_TEST: "crashed"},
         others="passed",
         message="the worker broke the protocol",
