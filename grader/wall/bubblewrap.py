@@ -7,7 +7,7 @@ usual paths (its ``site-packages`` covered by an empty folder), and the allowed 
 under ``/labkit/site``. Then a ``/proc`` of the sandbox's own PID namespace, a minimal
 ``/dev``, the copies of the submissions in ``/submission``, and ``/sandbox``, a small tmpfs
 (a run folder for each child, and TMPDIR): the only place it may write, in memory, emptied
-by the zygote before each submission and gone with the sandbox. ``/tmp`` is read-only.
+by the zygote before each submission and gone with the sandbox. There is no ``/tmp``.
 The kit's folder, its virtual environment, ``/home``, ``/root``, ``/etc`` and every other
 grading's files do not exist in there.
 
@@ -115,7 +115,8 @@ def command(
         args += ["--cap-drop", "ALL"]
     else:  # setpriv needs these to become the sandbox's uid; it then empties the bounding set
         args += ["--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--cap-add", "CAP_SETPCAP"]
-    binds, links = list(_system_libraries()[0]), list(_system_libraries()[1])
+    system_binds, links = _system_libraries()
+    binds = list(system_binds)
     interpreter = _interpreter_files()
     binds += [(path, path) for path in interpreter]
     binds += [(str(folder), f"{SITE_DIR}/{name}") for name, folder in packages.items()]
@@ -135,9 +136,13 @@ def command(
     args += ["--size", str(SANDBOX_BYTES), "--perms", "1777", "--tmpfs", SANDBOX_DIR, "--chdir", SANDBOX_DIR]
     args += ["--remount-ro", "/", "--seccomp", str(seccomp_fd)]
     if uid is not None:
-        args += ["--", SETPRIV, f"--reuid={uid}", f"--regid={uid}"]
-        args += ["--clear-groups", "--inh-caps=-all", "--bounding-set=-all"]
+        args += ["--", *become(uid)]
     return [*args, "--", *python_argv]
+
+
+def become(uid: int) -> list[str]:
+    """setpriv's words for becoming ``uid`` (and its group) with no groups and no capabilities left."""
+    return [SETPRIV, f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--inh-caps=-all", "--bounding-set=-all"]
 
 
 @functools.cache

@@ -365,8 +365,7 @@ def start(lab, limits: Limits, *, module_name: str = "submission", python_guards
             )
         elif chosen == "unprivileged-user":
             seccomp_fd = None
-            drop = [f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--inh-caps=-all", "--bounding-set=-all"]
-            command = [bubblewrap.SETPRIV, *drop, "--", *python]
+            command = [*bubblewrap.become(uid), "--", *python]
         else:
             seccomp_fd = None
             command = python
