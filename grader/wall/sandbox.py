@@ -71,6 +71,11 @@ SCRUBBED_ENV = {
 }
 
 
+# The sandbox's first process: it runs the command and, when the grading process dies, kills it
+# (bubblewrap's monitor, in a session of its own; the sandbox dies with it) and itself.
+GUARD = """trap 'kill -KILL "$child" 0' TERM; "$@" & child=$!; wait "$child" """
+
+
 class SandboxUnavailable(RuntimeError):
     """No sandbox of the level asked for can be made on this machine: the message names the fix."""
 
@@ -370,9 +375,11 @@ def start(lab, limits: Limits, *, module_name: str = "submission", python_guards
             seccomp_fd = None
             command = python
         if Path(bubblewrap.SETPRIV).exists():
-            # Killed when this process dies: bubblewrap's --die-with-parent covers the sandbox's
-            # processes, not bubblewrap's own monitor, which a killed grader would leave behind.
-            command = [bubblewrap.SETPRIV, "--pdeathsig=SIGKILL", "--", *command]
+            # Everything dies with this process. bubblewrap's --die-with-parent covers the
+            # sandbox's processes, not bubblewrap's own monitor, and a parent-death signal set on
+            # bubblewrap itself is cleared when it changes its capabilities: a killed grader left
+            # monitors behind. So a shell that is told (SIGTERM) kills bubblewrap, then itself.
+            command = [bubblewrap.SETPRIV, "--pdeathsig=SIGTERM", "--", "/bin/sh", "-c", GUARD, "sh", *command]
         try:
             process = subprocess.Popen(
                 command,
