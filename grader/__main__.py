@@ -1,3 +1,3 @@
-from .launch import main
+from grader.cli.launch import main
 
 main()

@@ -1,7 +1,7 @@
 """The environment variables by which the grader tells a pytest process what to grade.
 
 Each is read only once pytest runs, never while Python starts or imports pytest, so a
-process started ahead of time can be given them late (grader.pytest_process). A new one
+process started ahead of time can be given them late (grader.grading.pytest_process). A new one
 belongs here under the same rule.
 """
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
-from .env import LIMITS_ENV
+from grader.env import LIMITS_ENV
 
 if sys.version_info >= (3, 11):
     import tomllib

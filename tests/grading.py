@@ -5,9 +5,9 @@ from __future__ import annotations
 from functools import cache
 from pathlib import Path
 
-from grader import grade as grading
 from grader import labs
-from grader.seam import Implementation
+from grader.grading import grade as grading
+from grader.harness.seam import Implementation
 
 
 @cache

@@ -1,6 +1,6 @@
 """Mutants: realistic student bugs, written as small edits of a lab's reference.
 
-Each mutant edits the one-file form of the reference (grader.starter.assemble with
+Each mutant edits the one-file form of the reference (grader.kit.starters.assemble with
 strip=False) inside one named function, and records which lab tests must catch it.
 """
 
@@ -11,7 +11,8 @@ import importlib
 import re
 from dataclasses import dataclass, field
 
-from grader import labs, starter
+from grader import labs
+from grader.kit import starters
 
 
 @dataclass(frozen=True)
@@ -55,7 +56,7 @@ def apply(source: str, mutant: Mutant) -> str:
 
 
 def reference_source(lab_id: str) -> str:
-    return starter.assemble(labs.get(lab_id), strip=False)
+    return starters.assemble(labs.get(lab_id), strip=False)
 
 
 def solution_lines(min_length: int = 1) -> set[str]:

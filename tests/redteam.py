@@ -11,8 +11,9 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from grader import grade, labs
-from grader.seam import Implementation
+from grader import labs
+from grader.grading import grade
+from grader.harness.seam import Implementation
 from tests.mutation import apply, catalogue, reference_source
 
 HOSTILE_DIR = Path(__file__).parent / "hostile"

@@ -19,8 +19,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from grader import labs, scratch
+from grader import labs
 from grader.cli import main
+from grader.grading import scratch
 from tests import grading
 from tests.mutation import apply, catalogue, reference_source
 from tests.redteam import leftover_processes

@@ -4,18 +4,20 @@ import dataclasses
 
 import pytest
 
-from grader import bench, bench_batch, bench_engine
+from bench import batch as bench_batch
+from bench import engine as bench_engine
+from bench import suite as bench
 
 
 @pytest.mark.parametrize("problem", [bench_engine.xor_problem, bench_engine.mlp_problem], ids=["xor", "mlp"])
 def test_the_engine_and_hand_written_numpy_take_the_same_steps(problem):
-    bench_engine.check_same_losses(problem(), bench_engine._builders(torch=None))
+    bench_engine.check_same_losses(problem(), bench_engine.step_builders(torch=None))
 
 
 @pytest.mark.parametrize("problem", [bench_engine.xor_problem, bench_engine.mlp_problem], ids=["xor", "mlp"])
 def test_pytorch_takes_the_same_steps_when_installed(problem):
     torch = pytest.importorskip("torch")  # never a dependency: checked where it is installed
-    bench_engine.check_same_losses(problem(), bench_engine._builders(torch=torch))
+    bench_engine.check_same_losses(problem(), bench_engine.step_builders(torch=torch))
 
 
 def test_a_step_that_differs_is_refused():
@@ -42,9 +44,9 @@ def test_implementations_are_timed_in_turns_and_compared_round_by_round():
 
 
 def test_commands_are_timed_in_rotating_rounds():
-    rounds = bench._rounds({"a": ["true"], "b": ["true"]}, repeat=3)
+    rounds = bench.time_rounds({"a": ["true"], "b": ["true"]}, repeat=3)
     assert len(rounds) == 3 and [list(r) for r in rounds] == [["a", "b"], ["b", "a"], ["a", "b"]]
-    assert bench._ratio([{"a": 2.0, "b": 1.0}, {"a": 3.0, "b": 1.0}, {"a": 9.0, "b": 3.0}], "a", "b") == 3.0
+    assert bench.ratio([{"a": 2.0, "b": 1.0}, {"a": 3.0, "b": 1.0}, {"a": 9.0, "b": 3.0}], "a", "b") == 3.0
 
 
 def test_a_generated_class_mixes_every_kind_in_every_ten_students(tmp_path):

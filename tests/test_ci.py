@@ -17,10 +17,14 @@ from types import SimpleNamespace
 import pytest
 from click.testing import CliRunner
 
-from grader import ci, exports, grade, labs, manifest, runner, schema
+from grader import labs
 from grader.cli import main
+from grader.grading import grade, runner
+from grader.harness.seam import Implementation
+from grader.kit import manifest
 from grader.labs import KIT_ROOT
-from grader.seam import Implementation
+from grader.platforms import github
+from grader.report import exports, schema
 
 ENV = ("GITHUB_STEP_SUMMARY", "GITHUB_OUTPUT")
 TAMPERED_FILE = "labs/ch06/test_lab.py"
@@ -226,7 +230,7 @@ def test_the_schema_takes_reports_with_and_without_integrity(graded):
 
 def test_the_summary_escapes_odd_findings(graded):
     record = {"advisory": True, "tampered": True, "findings": ["added: odd `name`|x\n<b>/conftest.py"]}
-    text = ci.job_summary([graded.report], record)
+    text = github.job_summary([graded.report], record)
     warning = [line for line in text.splitlines() if line.startswith("> - ")]
     assert warning == ["> - ``added: odd `name`\\|x <b>/conftest.py``"]
 

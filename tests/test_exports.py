@@ -9,9 +9,11 @@ import pytest
 from click.testing import CliRunner
 from jsonschema import Draft202012Validator
 
-from grader import exports, grade, labs, schema
+from grader import labs
 from grader.cli import main
-from grader.seam import Implementation
+from grader.grading import grade
+from grader.harness.seam import Implementation
+from grader.report import exports, schema
 
 OUTCOMES = ("passed", "failed", "error", "timeout", "crashed", "not_run")
 GRADESCOPE_VISIBILITY = {"visible", "hidden", "after_due_date", "after_published"}

@@ -19,10 +19,12 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from grader import gradescope, labs, starter
+from grader import labs
 from grader.cli import main
-from grader.exports import GRADESCOPE_VISIBILITY
+from grader.kit import starters
 from grader.labs import KIT_ROOT
+from grader.platforms import gradescope
+from grader.report.exports import GRADESCOPE_VISIBILITY
 from tests.mutation import solution_lines
 
 LAB = "ch06"
@@ -72,7 +74,12 @@ def test_package_has_executable_scripts_and_the_student_edition(package):
     run_autograder = (source / "run_autograder").read_text()
     assert "set -u" in run_autograder and f"gradescope-run --lab {LAB} " in run_autograder
     kit = source / "labkit"
-    for relpath in ("pyproject.toml", f"labs/{LAB}/test_lab.py", f"labs/{LAB}/starter.py", "grader/gradescope.py"):
+    for relpath in (
+        "pyproject.toml",
+        f"labs/{LAB}/test_lab.py",
+        f"labs/{LAB}/starter.py",
+        "grader/platforms/gradescope.py",
+    ):
         assert (kit / relpath).is_file(), relpath
     with zipfile.ZipFile(archive) as zf:
         assert {"setup.sh", "run_autograder"} <= set(zf.namelist())
@@ -151,7 +158,7 @@ def test_the_packaged_kit_is_what_runs(package, tmp_path):
 
 
 def test_the_reference_as_one_file_gets_full_marks(package, tmp_path):
-    solution = starter.assemble(labs.get(LAB), strip=False)
+    solution = starters.assemble(labs.get(LAB), strip=False)
     done, results = autograde(package, tmp_path, lambda d: (d / "solution.py").write_text(solution))
     assert done.returncode == 0, done.stdout + done.stderr
     check_spec(results)

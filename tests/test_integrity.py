@@ -17,10 +17,11 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from grader import cli_integrity, edition, manifest
+from grader.cli import integrity as cli_integrity
 from grader.cli import main
+from grader.harness.seam import NO_REFERENCE
+from grader.kit import edition, manifest
 from grader.labs import KIT_ROOT
-from grader.seam import NO_REFERENCE
 from tests.mutation import solution_lines
 
 
@@ -77,7 +78,7 @@ TAMPERING = {
     "a bare numpy.pyc": (lambda r: write(r, "numpy.pyc"), "added: numpy.pyc"),
     "GNUmakefile": (lambda r: write(r, "GNUmakefile", "lab:\n"), "added: GNUmakefile"),
     "deleted lab.toml": (lambda r: (r / "labs/ch06/lab.toml").unlink(), "missing: labs/ch06/lab.toml"),
-    "grader file changed": (lambda r: append(r, "grader/runner.py"), "changed: grader/runner.py"),
+    "grader file changed": (lambda r: append(r, "grader/grading/runner.py"), "changed: grader/grading/runner.py"),
     "file added to the grader": (lambda r: write(r, "grader/data.txt"), "added: grader/data.txt"),
     "module added to a lab": (lambda r: write(r, "labs/ch06/helpers.py"), "added: labs/ch06/helpers.py"),
     "test replaced by a symlink": (

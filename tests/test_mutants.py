@@ -1,7 +1,7 @@
 """Every realistic student bug in the catalogue loses points, and exactly the recorded tests catch it,
 in-process and behind the wall alike: test by test the same outcome in both modes.
 
-Mutants are graded in chunks, one pytest session per chunk and mode (grader.runner.run_many).
+Mutants are graded in chunks, one pytest session per chunk and mode (grader.grading.runner.run_many).
 Each chunk is a test class, and `make test` distributes whole classes to its xdist workers
 (--dist loadscope), so each chunk is graded once, by one worker, in both modes.
 """
@@ -11,8 +11,9 @@ import functools
 
 import pytest
 
-from grader import labs, runner
-from grader.seam import Implementation
+from grader import labs
+from grader.grading import runner
+from grader.harness.seam import Implementation
 from tests.mutation import apply, catalogue, reference_source
 
 CHUNKS = 12  # per lab: short chunks pack well onto the xdist workers

@@ -8,9 +8,10 @@ import time
 
 import pytest
 
-from grader import labs, pytest_process, runner
+from grader import labs
 from grader.env import IMPL_ENV, QUEUE_ENV, RUN_ENV
-from grader.seam import Implementation
+from grader.grading import pytest_process, runner
+from grader.harness.seam import Implementation
 
 
 @pytest.fixture

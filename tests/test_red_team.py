@@ -11,8 +11,9 @@ leftover processes and files are checked once the chunk is done.
 import dataclasses
 import functools
 
-from grader import grade, labs
-from grader.seam import Implementation
+from grader import labs
+from grader.grading import grade
+from grader.harness.seam import Implementation
 from tests.hostile.catalogue import HOSTILE
 from tests.mutation import reference_source
 from tests.redteam import SMALL_LIMITS, kit_fingerprint, leftover_files, leftover_processes, numpy_fingerprint

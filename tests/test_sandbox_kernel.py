@@ -168,8 +168,8 @@ def test_nothing_a_student_leaves_reaches_the_next_one_in_the_same_sandbox(lab, 
 def test_the_next_student_in_a_batch_gets_exactly_their_solo_result(tmp_path):
     """A hostile student graded first in a batch job, then an untouched starter and the reference:
     each of the two gets the report it gets alone (every student has a fresh sandbox)."""
-    from grader import grade
-    from grader.seam import Implementation
+    from grader.grading import grade
+    from grader.harness.seam import Implementation
     from tests.mutation import reference_source
 
     lab = labs.get("ch06")

@@ -5,9 +5,10 @@ import signal
 import subprocess
 import sys
 
-from grader import labs, scratch
+from grader import labs
+from grader.grading import scratch
 
-OWNER_SCRIPT = "from grader import scratch; f = scratch.Folder('run'); print(f.path, flush=True); input()"
+OWNER_SCRIPT = "from grader.grading import scratch; f = scratch.Folder('run'); print(f.path, flush=True); input()"
 
 
 def _owned_by_a_child(root):

@@ -5,7 +5,8 @@ import inspect
 
 import pytest
 
-from grader import labs, starter
+from grader import labs
+from grader.kit import starters
 
 LABS = [lab for lab in labs.discover().values() if lab.starter_sources]
 
@@ -23,7 +24,7 @@ def _load(path, name):
 
 @pytest.mark.parametrize("lab", LABS, ids=lambda lab: lab.id)
 def test_starter_is_what_the_reference_generates(lab):
-    assert lab.starter.read_text(encoding="utf-8") == starter.assemble(lab, strip=True), (
+    assert lab.starter.read_text(encoding="utf-8") == starters.assemble(lab, strip=True), (
         f"labs/{lab.id}/starter.py is out of date with reference/{lab.id}: run `make starters`"
     )
 
@@ -49,7 +50,7 @@ def test_starter_and_reference_share_public_names_signatures_and_docstrings(lab)
 @pytest.mark.parametrize("lab", LABS, ids=lambda lab: lab.id)
 def test_one_file_reference_defines_the_public_names(lab, tmp_path):
     path = tmp_path / "reference_one_file.py"
-    path.write_text(starter.assemble(lab, strip=False), encoding="utf-8")
+    path.write_text(starters.assemble(lab, strip=False), encoding="utf-8")
     module = _load(path, f"reference_one_file_{lab.id}")
     assert all(hasattr(module, name) for name in lab.public)
 
@@ -57,6 +58,6 @@ def test_one_file_reference_defines_the_public_names(lab, tmp_path):
 def test_unterminated_solution_region_is_an_error():
     lab = labs.get("ch06")
     with pytest.raises(ValueError, match="without END"):
-        starter.strip_solutions("def f():\n    # BEGIN SOLUTION value\n    return 1\n", lab)
+        starters.strip_solutions("def f():\n    # BEGIN SOLUTION value\n    return 1\n", lab)
     with pytest.raises(ValueError, match="inside a function"):
-        starter.strip_solutions("# BEGIN SOLUTION value\nx = 1\n# END SOLUTION\n", lab)
+        starters.strip_solutions("# BEGIN SOLUTION value\nx = 1\n# END SOLUTION\n", lab)

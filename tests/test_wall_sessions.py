@@ -12,7 +12,7 @@ import dataclasses
 import pytest
 
 from grader import labs
-from grader.failures import SubmissionError, WorkerFailure, WorkerTimeout
+from grader.harness.failures import SubmissionError, WorkerFailure, WorkerTimeout
 from grader.wall import sandbox
 from grader.wall.sandbox import Limits
 from grader.wall.session import WallSession
@@ -149,8 +149,8 @@ def honest_test_with(session):
 
 def test_a_dead_sandbox_is_replaced_for_the_next_submission(monkeypatch):
     """If a batch job's sandbox dies (killed from outside), the next student gets a new one."""
-    from grader import seam
     from grader.env import QUEUE_ENV
+    from grader.harness import seam
 
     monkeypatch.setenv(QUEUE_ENV, "queue.json")  # a queue's handle: the sandbox starts, no submission yet
     remote = seam.RemoteLab("ch06")

@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from grader.scan import scan_source
+from grader.grading.scan import scan_source
 from grader.wall import codec
 from grader.wall.proxy import RemoteObject, remote_type_name
 from grader.wall.sandbox import Limits

@@ -14,11 +14,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from .. import atomic, runner, scratch
-from ..labs import Lab
-from .inputs import Entry, InputError, discover
-from .outputs import OutputError, Outputs
-from .run import Shard, grade_entries
+from grader import atomic
+from grader.batch.inputs import Entry, InputError, discover
+from grader.batch.outputs import OutputError, Outputs
+from grader.batch.run import Shard, grade_entries
+from grader.grading import runner, scratch
+from grader.labs import Lab
 
 __all__ = ["BatchResult", "InputError", "OutputError", "Shard", "merge", "run_batch"]
 

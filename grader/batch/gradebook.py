@@ -14,7 +14,7 @@ import re
 import statistics
 from collections import Counter
 
-from ..text import code_span, markdown
+from grader.report.text import code_span, markdown
 
 HISTOGRAM_BINS = 10  # percent bands of 10 points; 100% has its own band
 TOP_MESSAGES = 3

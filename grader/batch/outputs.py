@@ -15,9 +15,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from .. import __version__, atomic
-from . import gradebook
-from .inputs import Entry
+from grader import __version__, atomic
+from grader.batch import gradebook
+from grader.batch.inputs import Entry
 
 RECORD_SCHEMA = "labkit.batch-record/1"
 

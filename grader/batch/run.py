@@ -1,7 +1,7 @@
 """Grade a class: every submission behind the wall, in parallel, each result saved as soon as known.
 
 ``--jobs`` pytest sessions run side by side; each takes the next few submissions from a
-shared queue (grader.runner.run_many grades them in one session, so pytest and the lab's
+shared queue (grader.grading.runner.run_many grades them in one session, so pytest and the lab's
 tests load once per chunk), and writes every student's report and record the moment the
 session streams that student's last verdict. A killed batch therefore loses only the
 students being graded; ``--resume`` skips every student whose record matches the same
@@ -17,11 +17,11 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from .. import grade, runner
-from ..labs import Lab
-from ..seam import Implementation
-from . import outputs
-from .inputs import Entry
+from grader.batch import outputs
+from grader.batch.inputs import Entry
+from grader.grading import grade, runner
+from grader.harness.seam import Implementation
+from grader.labs import Lab
 
 MAX_CHUNK = 40  # pytest starts once per chunk (about a second): long chunks; the last ones shrink to balance the jobs
 

@@ -4,12 +4,21 @@ Everything here runs in the trusted process and touches the code under test only
 through the lab's public API.
 """
 
-from ..seam import beside, read_many
-from .checks import LabCheckFailure, as_array, as_float, as_shape, expect_close, expect_shape, fail, raises
-from .gradients import check_scalar_gradients, check_tensor_gradients
-from .marks import graded
-from .numeric import numerical_gradient
-from .spec import SpecScalar, SpecTensor
+from grader.harness.seam import beside, read_many
+from grader.testing.checks import (
+    LabCheckFailure,
+    as_array,
+    as_float,
+    as_shape,
+    expect_close,
+    expect_shape,
+    fail,
+    raises,
+)
+from grader.testing.gradients import check_scalar_gradients, check_tensor_gradients
+from grader.testing.marks import graded
+from grader.testing.numeric import numerical_gradient
+from grader.testing.spec import SpecScalar, SpecTensor
 
 __all__ = [
     "LabCheckFailure",

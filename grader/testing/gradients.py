@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .checks import as_array, as_float, expect_close, fail, show
-from .numeric import numerical_gradient
-from .spec import SpecScalar, SpecTensor
+from grader.testing.checks import as_array, as_float, expect_close, fail, show
+from grader.testing.numeric import numerical_gradient
+from grader.testing.spec import SpecScalar, SpecTensor
 
 # The chapter's gradcheck tolerances: far below what a wrong rule is off by.
 GRAD_ATOL = 1e-6

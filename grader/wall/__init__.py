@@ -1,6 +1,6 @@
 """The wall: grading code we do not trust in a separate, limited worker process.
 
-The lab's tests run unchanged in the trusted pytest process; ``grader.seam`` hands
+The lab's tests run unchanged in the trusted pytest process; ``grader.harness.seam`` hands
 them proxies whose operations become messages to the worker (see session.py), and
 the pytest plugin tells the session where each test begins and ends.
 """

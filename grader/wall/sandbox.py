@@ -36,10 +36,10 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .. import scratch as scratch_folders
-from ..env import SANDBOX_LEVEL_ENV
-from ..labs import KIT_ROOT
-from . import bubblewrap, syscalls, uids
+from grader.env import SANDBOX_LEVEL_ENV
+from grader.grading import scratch as scratch_folders
+from grader.labs import KIT_ROOT
+from grader.wall import bubblewrap, syscalls, uids
 
 WALL_DIR = Path(__file__).resolve().parent
 SANDBOX_ENV = "LABKIT_SANDBOX"  # auto (default), bubblewrap, unprivileged-user or none
@@ -337,7 +337,7 @@ def start(lab, limits: Limits, *, module_name: str = "submission", python_guards
             "control_fd": child.fileno(),
             "module": module_name,
             "public": list(lab.public),
-            # The lab's trusted loops (grader.seam.beside), loaded by the zygote before any student code.
+            # The lab's trusted loops (grader.harness.seam.beside), loaded by the zygote before any student code.
             "helpers": {Path(name).stem: (lab.folder / name).read_text(encoding="utf-8") for name in lab.helpers},
             "allowed_imports": list(lab.allowed_imports),
             "python_guards": python_guards,

@@ -27,9 +27,9 @@ import time
 
 import numpy as np
 
-from ..failures import SubmissionError, WorkerCrashed, WorkerFailure, WorkerTimeout
-from . import codec, sandbox
-from .proxy import RemoteMethod, RemoteObject
+from grader.harness.failures import SubmissionError, WorkerCrashed, WorkerFailure, WorkerTimeout
+from grader.wall import codec, sandbox
+from grader.wall.proxy import RemoteMethod, RemoteObject
 
 PIPE_SIZE = 1 << 20
 SPARES = 1  # children forked ahead, for the test after one that did not end cleanly

@@ -1,4 +1,4 @@
-"""Start the grading pytest processes (grader.pytest_main), one of them ahead of time.
+"""Start the grading pytest processes (grader.harness.main), one of them ahead of time.
 
 A pytest process spends its first half second starting Python and importing pytest and
 numpy, none of which depends on what it will grade. ``prestart`` starts one spare as
@@ -17,10 +17,10 @@ import subprocess
 import sys
 import threading
 
-from .env import RUN_ENV
+from grader.env import RUN_ENV
 
 # Imported before the pytest process starts, so no more than it needs (not grader.labs).
-KIT_ROOT = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))  # labs.KIT_ROOT
+KIT_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))  # labs.KIT_ROOT
 
 _spare: tuple[subprocess.Popen, dict[str, str]] | None = None
 _spare_lock = threading.Lock()
@@ -43,7 +43,7 @@ def base_env() -> dict[str, str]:
 
 def _spawn(env: dict[str, str]) -> subprocess.Popen:
     return subprocess.Popen(
-        [sys.executable, "-m", "grader.pytest_main"],
+        [sys.executable, "-m", "grader.harness.main"],
         cwd=KIT_ROOT,
         env=env,
         stdin=subprocess.PIPE,

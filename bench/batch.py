@@ -12,7 +12,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from . import labs
+from grader import labs
 
 SCALING_SIZES = (50, 100, 200, 400)  # class sizes graded with N jobs: the time must grow linearly
 ONE_BY_ONE = 20  # students graded with one `grader run` each, the batch's baseline (two of every ten kinds)
@@ -37,7 +37,6 @@ def generate_class(folder: Path, size: int, lab_id: str = "ch06") -> dict[str, s
     Returns student -> kind. Built from the kit's own test material (mutants, the
     red team, independent correct files), so it needs the instructor's copy of the kit.
     """
-    sys.path.insert(0, str(labs.KIT_ROOT))
     from tests.hostile.catalogue import HOSTILE
     from tests.mutation import apply, catalogue, reference_source
 
@@ -101,9 +100,9 @@ def bench_batch(repeat: int, size: int = 200, sizes: tuple[int, ...] = SCALING_S
     grades the honest submissions (trusted code only) in the batch's chunks. Every prefix
     of the class has the same mix of kinds (generate_class cycles it every 10 students).
     """
-    from . import runner
-    from .batch.run import MAX_CHUNK
-    from .seam import Implementation
+    from grader.batch.run import MAX_CHUNK
+    from grader.grading import runner
+    from grader.harness.seam import Implementation
 
     jobs = os.cpu_count() or 1
     lab = labs.get("ch06")

@@ -3,7 +3,7 @@
 pytest runs in its own process so that nothing the code under test does in-process
 (crash, exit, hang) can take the grader down: the grader reads pytest-json-report's
 file, and the plugin's progress stream tells it which test was running if the child
-died before writing that file. grader.pytest_process starts these processes (`grader
+died before writing that file. grader.grading.pytest_process starts these processes (`grader
 run`'s before the grader has read its command line).
 
 Behind the wall the pytest process is trusted, so one pytest session can grade a whole
@@ -25,11 +25,20 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from . import pytest_process, scratch
-from .env import IMPL_ENV, ISOLATION_ENV, LAB_ENV, LIMITS_ENV, PARENT_ENV, PROGRESS_ENV, QUEUE_ENV, SANDBOX_LEVEL_ENV
-from .labs import KIT_ROOT, Lab
-from .progress import Part, ProgressReader
-from .seam import Implementation
+from grader.env import (
+    IMPL_ENV,
+    ISOLATION_ENV,
+    LAB_ENV,
+    LIMITS_ENV,
+    PARENT_ENV,
+    PROGRESS_ENV,
+    QUEUE_ENV,
+    SANDBOX_LEVEL_ENV,
+)
+from grader.grading import pytest_process, scratch
+from grader.grading.progress import Part, ProgressReader
+from grader.harness.seam import Implementation
+from grader.labs import KIT_ROOT, Lab
 
 OUTCOMES = ("passed", "failed", "error", "timeout", "crashed", "not_run")
 DEFAULT_RUN_SECONDS = 300
@@ -97,7 +106,7 @@ def _pytest_args(lab: Lab, extra: list[str], json_path: Path | None = None) -> l
         # Only the plugins grading uses (the environment turns off loading every installed
         # one, xdist and the rest, which cost start-up time): the kit's own and pytest-timeout.
         "-p",
-        "grader.pytest_plugin",
+        "grader.harness.plugin",
         "-p",
         "pytest_timeout",
         "-p",
@@ -358,7 +367,7 @@ def require_sandbox(isolation: str) -> str | None:
     """Behind the wall, the sandbox level this machine allows (GradingError naming the fix where none)."""
     if isolation != "worker":
         return None
-    from .wall import sandbox
+    from grader.wall import sandbox
 
     try:
         return sandbox.level()

@@ -7,8 +7,9 @@ from pathlib import Path
 
 import click
 
-from . import edition, gradescope, manifest
-from .cli import UsageProblem, _lab
+from grader.cli.options import UsageProblem, lab_named
+from grader.kit import edition, manifest
+from grader.platforms import gradescope
 
 
 @click.command("gradescope")
@@ -17,7 +18,7 @@ from .cli import UsageProblem, _lab
 def gradescope_command(lab_name, out):
     """Write OUT, a Gradescope autograder zip for the lab: it installs the kit's student edition (no reference
     solution) and grades each submission behind the wall into Gradescope's results.json."""
-    lab = _lab(lab_name)
+    lab = lab_named(lab_name)
     try:
         names = gradescope.build_package(lab, out)
     except (edition.EditionError, manifest.ManifestError) as exc:

@@ -8,8 +8,9 @@ from pathlib import Path
 
 import click
 
-from . import batch, runner
-from .cli import UsageProblem, _lab, _with_limits
+from grader import batch
+from grader.cli.options import UsageProblem, lab_named, with_limits
+from grader.grading import runner
 
 
 class _Progress:
@@ -86,7 +87,7 @@ def batch_command(submissions, lab_name, out_dir, jobs, resume, shard, limits):
     Exit status 0 when every student was recorded (whatever their scores), 2 on a usage or
     infrastructure error, 130 when interrupted (continue with --resume).
     """
-    lab = _with_limits(_lab(lab_name), limits)
+    lab = with_limits(lab_named(lab_name), limits)
     try:
         chosen = batch.Shard.parse(shard) if shard else None
     except ValueError as exc:
@@ -123,7 +124,7 @@ def batch_command(submissions, lab_name, out_dir, jobs, resume, shard, limits):
 )
 def merge_command(shard_dirs, lab_name, out_dir):
     """Combine the output folders of `grader batch --shard` runs into one gradebook and summary."""
-    lab = _lab(lab_name)
+    lab = lab_named(lab_name)
     try:
         summary = batch.merge(lab, list(shard_dirs), out_dir)
     except batch.OutputError as exc:

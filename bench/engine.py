@@ -22,7 +22,6 @@ from __future__ import annotations
 import ctypes
 import gc
 import statistics
-import sys
 import time
 import tracemalloc
 from collections.abc import Callable
@@ -30,8 +29,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
-
-from . import labs
 
 LOOP_SECONDS = 0.2  # a timed loop of steps lasts about this long
 SAME_LOSS_RTOL = 1e-9
@@ -43,12 +40,6 @@ LONG_CHAIN_RUNS = 3
 MAX_SECONDS = 60.0
 MAX_BYTES = 4e9
 MEMORY_MARGIN = 2.0  # tracemalloc's own bookkeeping and backward's temporaries come on top of the chain
-
-
-def _kit_on_path() -> None:
-    """Make ``reference`` importable however the suite was started (it lives at the kit's root)."""
-    if str(labs.KIT_ROOT) not in sys.path:
-        sys.path.insert(0, str(labs.KIT_ROOT))
 
 
 def _torch():
@@ -145,7 +136,6 @@ Step = tuple[Callable[[], object], Callable[[object], float]]
 
 
 def engine_step(problem: Problem) -> Step:
-    _kit_on_path()
     from reference.ch06.tensor import Tensor
 
     # The data are constants, as torch.tensor makes them: no gradient is computed for them.
@@ -208,7 +198,7 @@ def torch_step(problem: Problem, torch) -> Step:
     return step, lambda loss: loss.item()
 
 
-def _builders(torch) -> dict[str, Callable[[Problem], Step]]:
+def step_builders(torch) -> dict[str, Callable[[Problem], Step]]:
     builders = {"engine": engine_step, "numpy": numpy_step}
     if torch is not None:
         builders["torch"] = lambda problem: torch_step(problem, torch)
@@ -266,7 +256,7 @@ def time_steps_us(steps: dict[str, Callable[[], object]], repeat: int) -> tuple[
 
 
 def bench_problem(problem: Problem, repeat: int, torch) -> dict:
-    builders = _builders(torch)
+    builders = step_builders(torch)
     check_same_losses(problem, builders)
     # Fresh weights for timing; the timed steps go on training, at the same cost per step.
     us, engine_over = time_steps_us({name: build(problem)[0] for name, build in builders.items()}, repeat)
@@ -297,7 +287,6 @@ def bench_engine(repeat: int) -> dict:
 
 
 def _engines() -> dict[str, type]:
-    _kit_on_path()
     from reference.ch06.scalar import Value
     from reference.ch06.tensor import Tensor
 

@@ -26,9 +26,12 @@ import traceback
 import zipfile
 from pathlib import Path
 
-from . import atomic, edition, exports, grade, labs
-from .batch import inputs
-from .seam import Implementation
+from grader import atomic, labs
+from grader.batch import inputs
+from grader.grading import grade
+from grader.harness.seam import Implementation
+from grader.kit import edition
+from grader.report import exports
 
 ROOT_ENV = "AUTOGRADER_ROOT"  # /autograder on Gradescope; a temporary tree in the kit's tests
 GRADER_ENV = "LABKIT_GRADER"  # the grader command; default: the package's own virtual environment

@@ -20,9 +20,9 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import labs
-from .env import IMPL_ENV, ISOLATION_ENV, QUEUE_ENV
-from .failures import SubmissionError
+from grader import labs
+from grader.env import IMPL_ENV, ISOLATION_ENV, QUEUE_ENV
+from grader.harness.failures import SubmissionError
 
 NO_REFERENCE = "the reference solution is not part of the student edition"
 
@@ -206,7 +206,7 @@ class RemoteLab(_LabHandle):
 
     def _start(self):
         if self._session is None:
-            from . import wall
+            from grader import wall
 
             path = self._impl.path
             if path is None:
@@ -219,7 +219,7 @@ class RemoteLab(_LabHandle):
 
     def _sandbox(self):
         """The running sandbox to load the next submission into (a new one if the last one died)."""
-        from .wall import sandbox
+        from grader.wall import sandbox
 
         if self._box is None or not self._box.alive:
             if self._box is not None:
@@ -228,8 +228,8 @@ class RemoteLab(_LabHandle):
         return self._box
 
     def _new_session(self, path: Path):
-        from .wall.sandbox import Limits
-        from .wall.session import WallSession
+        from grader.wall.sandbox import Limits
+        from grader.wall.session import WallSession
 
         return WallSession(self._lab, path, Limits.from_lab(self._lab.limits), box=self._sandbox())
 
@@ -289,7 +289,7 @@ def read_many(pairs) -> list:
     """``[getattr(obj, name) for obj, name in pairs]``; behind the wall, in one round trip."""
     pairs = list(pairs)
     if isolation_from_env() == "worker" and pairs:
-        from .wall.proxy import RemoteObject
+        from grader.wall.proxy import RemoteObject
 
         if all(isinstance(obj, RemoteObject) for obj, _ in pairs):
             return pairs[0][0]._labkit_channel.read_many(pairs)
@@ -305,7 +305,7 @@ def beside(function, *args, **kwargs):
     as plain data and is no more trusted than any other value read from the worker.
     """
     if isolation_from_env() == "worker":
-        from .wall.proxy import RemoteObject
+        from grader.wall.proxy import RemoteObject
 
         remote = [a for a in args if isinstance(a, RemoteObject)]
         if remote:
@@ -318,6 +318,6 @@ def beside(function, *args, **kwargs):
 def sync() -> None:
     """Make pending operations of the code under test finish (behind the wall they may lag)."""
     if isolation_from_env() == "worker":
-        from . import wall
+        from grader import wall
 
         wall.sync()

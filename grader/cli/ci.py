@@ -1,4 +1,4 @@
-"""``grader ci``: autograding on a student's fork (see grader.ci); cli.py registers it on ``main``.
+"""``grader ci``: autograding on a student's fork (see grader.platforms.github); cli.py registers it on ``main``.
 
 Exit status: 0 when grading ran, whatever the score; 2 when it could not (a lab that cannot
 be collected, an unreadable manifest), with a one-line message; 1 for what ``--fail-on``
@@ -14,9 +14,12 @@ from pathlib import Path
 
 import click
 
-from . import ci, labs, manifest, runner
-from .cli import UsageProblem, _lab
-from .labs import KIT_ROOT
+from grader import labs
+from grader.cli.options import UsageProblem, lab_named
+from grader.grading import runner
+from grader.kit import manifest
+from grader.labs import KIT_ROOT
+from grader.platforms import github
 
 SUMMARY_ENV = "GITHUB_STEP_SUMMARY"
 OUTPUT_ENV = "GITHUB_OUTPUT"
@@ -37,14 +40,14 @@ def _cannot_grade(message: str) -> UsageProblem:
     summary = _env_file(SUMMARY_ENV)
     if summary is not None:
         with contextlib.suppress(OSError):  # the one-line message below says what matters
-            ci.append(summary, ci.failure_summary(message))
+            github.append(summary, github.failure_summary(message))
     first = message.strip().splitlines()[0] if message.strip() else "grading could not run"
     return UsageProblem(first.rstrip(":"))
 
 
 def _chosen_labs(lab_names: tuple[str, ...]) -> list[labs.Lab]:
     if lab_names:
-        return list({lab.id: lab for lab in map(_lab, lab_names)}.values())
+        return list({lab.id: lab for lab in map(lab_named, lab_names)}.values())
     try:
         return list(labs.discover().values())
     except labs.LabError as exc:
@@ -57,7 +60,7 @@ def _integrity(manifest_path: Path) -> dict:
         verification = manifest.verify(KIT_ROOT, manifest.load_manifest(manifest_path))
     except manifest.ManifestError as exc:
         raise _cannot_grade(str(exc)) from None
-    record = ci.integrity_record(verification)
+    record = github.integrity_record(verification)
     for finding in record["findings"]:
         click.echo(f"integrity: {finding}")
     if record["tampered"]:
@@ -110,24 +113,24 @@ def ci_command(lab_names, out_dir, manifest_path, fail_on):
         if not lab.starter.is_file():
             raise _cannot_grade(f"labs/{lab.id}/starter.py is missing: restore it (your work goes in it)")
         try:
-            document = ci.grade_lab(lab, integrity)
+            document = github.grade_lab(lab, integrity)
         except runner.GradingError as exc:
             raise _cannot_grade(str(exc)) from None
         passed = f"{document['counts']['passed']}/{len(document['tests'])} tests passed"
         click.echo(f"{lab.id}: {document['score']:g}/{document['max_score']:g} points ({passed})", err=True)
         reports.append(document)
-    summary = ci.job_summary(reports, integrity)
+    summary = github.job_summary(reports, integrity)
     try:
-        ci.write_outputs(reports, integrity, out_dir)
+        github.write_outputs(reports, integrity, out_dir)
         if (path := _env_file(SUMMARY_ENV)) is not None:
-            ci.append(path, summary)
+            github.append(path, summary)
         else:
             click.echo(summary, nl=False)
         if (path := _env_file(OUTPUT_ENV)) is not None:
-            ci.append(path, ci.step_outputs(reports, integrity))
+            github.append(path, github.step_outputs(reports, integrity))
     except OSError as exc:
         raise UsageProblem(f"cannot write the results: {exc}") from None
     click.echo(f"reports: {out_dir}/", err=True)
-    click.echo(ci.annotation(reports))
-    failed = ("points" in fail_on and ci.lost_points(reports)) or ("tampered" in fail_on and integrity["tampered"])
+    click.echo(github.annotation(reports))
+    failed = ("points" in fail_on and github.lost_points(reports)) or ("tampered" in fail_on and integrity["tampered"])
     sys.exit(1 if failed else 0)

@@ -12,11 +12,11 @@ import platform
 from datetime import datetime, timezone
 from pathlib import Path
 
-from . import __version__, atomic
-from .labs import Lab
-from .runner import TestResult
-from .seam import Implementation
-from .text import points
+from grader import __version__, atomic
+from grader.grading.runner import TestResult
+from grader.harness.seam import Implementation
+from grader.labs import Lab
+from grader.report.text import points
 
 SCHEMA = "labkit.report/1"
 

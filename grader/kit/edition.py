@@ -16,8 +16,8 @@ import re
 import shutil
 from pathlib import Path
 
-from .manifest import MANIFEST_RELPATH, write_manifest
-from .starter import BEGIN, END
+from grader.kit.manifest import MANIFEST_RELPATH, write_manifest
+from grader.kit.starters import BEGIN, END
 
 TOP_LEVEL_FILES = ("Makefile", "README.md", "pyproject.toml", "LICENSE", ".gitignore")
 FOLDERS = ("labs", "grader", ".ci", ".github")
@@ -48,6 +48,10 @@ def student_makefile(text: str) -> str:
     """`make test` checks the kit's files instead of running the kit's own tests, which stay with the instructor."""
     text = _checked_sub(text, r"^\t\$\(BIN\)/python -m pytest .*\btests$", "\t$(BIN)/grader verify", "Makefile")
     text = _checked_sub(text, r"run the kit's own tests", CHECK_FILES, "Makefile")  # `make help`
+    # The benchmarks use the reference and the kit's tests: they stay with the instructor.
+    text = _checked_sub(text, r"^\t@echo \"make bench .*\n", "", "Makefile")
+    text = _checked_sub(text, r"^# The benchmark suite.*\n(?:#.*\n)*bench:.*\n\t.*\n\n", "", "Makefile")
+    text = _checked_sub(text, r"^(\.PHONY:.*) bench\b", r"\1", "Makefile")
     return _checked_sub(text, r"^(#\s+make test\s+)the kit's own tests$", rf"\1{CHECK_FILES}", "Makefile")
 
 

@@ -8,9 +8,10 @@ from __future__ import annotations
 import threading
 import time
 
-from . import report, runner, scan
-from .labs import Lab
-from .seam import Implementation
+from grader import report
+from grader.grading import runner, scan
+from grader.harness.seam import Implementation
+from grader.labs import Lab
 
 
 def default_isolation(impl: Implementation) -> str:

@@ -13,7 +13,7 @@ import ast
 import re
 import sys
 
-from .labs import Lab
+from grader.labs import Lab
 
 BEGIN = re.compile(r"^(?P<indent>\s*)# BEGIN SOLUTION (?P<task>\w+)\s*$")
 END = re.compile(r"^\s*# END SOLUTION\s*$")

@@ -19,10 +19,10 @@ from pathlib import Path
 
 import pytest
 
-from .env import LAB_ENV, PARENT_ENV, PROGRESS_ENV, QUEUE_ENV
-from .failures import SubmissionError, WorkerFailure
-from .seam import code_under_test_files, isolation_from_env, sync, under_test
-from .testing.checks import LabCheckFailure
+from grader.env import LAB_ENV, PARENT_ENV, PROGRESS_ENV, QUEUE_ENV
+from grader.harness.failures import SubmissionError, WorkerFailure
+from grader.harness.seam import code_under_test_files, isolation_from_env, sync, under_test
+from grader.testing.checks import LabCheckFailure
 
 MESSAGE_LIMIT = 600
 PR_SET_PDEATHSIG = 1  # linux/prctl.h
@@ -131,7 +131,7 @@ def pytest_runtest_call(item):
 @pytest.hookimpl(trylast=True)
 def pytest_runtest_teardown(item, nextitem):
     if graded_info(item) is not None and isolation_from_env() == "worker":
-        from . import wall
+        from grader import wall
 
         wall.end_test()
 
@@ -142,7 +142,8 @@ def pytest_runtestloop(session):
     queue_path = os.environ.get(QUEUE_ENV)
     if not queue_path or session.config.option.collectonly:
         return None
-    from . import seam, wall
+    from grader import wall
+    from grader.harness import seam
 
     queue = json.loads(Path(queue_path).read_text(encoding="utf-8"))
     items = session.items
@@ -164,7 +165,8 @@ def _isolation_event(wall_session) -> dict:
 
 def pytest_sessionfinish(session):
     if isolation_from_env() == "worker":
-        from . import seam, wall
+        from grader import wall
+        from grader.harness import seam
 
         if wall.active() is not None:
             _emit(session.config, _isolation_event(wall.active()))

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
-from .text import as_text, code_span, markdown, points, visible
+from grader.report.text import as_text, code_span, markdown, points, visible
 
 GRADESCOPE_VISIBILITY = ("visible", "hidden", "after_due_date", "after_published")
 ERROR_OUTCOMES = ("error", "timeout", "crashed")

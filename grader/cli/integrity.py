@@ -1,7 +1,4 @@
-"""``grader verify``, ``grader manifest`` and ``grader export-student``: the student edition and its integrity.
-
-Kept apart from cli.py, which registers these commands on ``main``.
-"""
+"""``grader verify``, ``grader manifest`` and ``grader export-student``: the student edition and its integrity."""
 
 from __future__ import annotations
 
@@ -11,15 +8,9 @@ from pathlib import Path
 
 import click
 
-from . import edition, manifest
-from .labs import KIT_ROOT
-
-
-def _usage_problem(message: str) -> click.ClickException:
-    """The CLI's one-line error with exit status 2."""
-    from .cli import UsageProblem  # cli imports this module at its end: importing it at the top would be circular
-
-    return UsageProblem(message)
+from grader.cli.options import UsageProblem
+from grader.kit import edition, manifest
+from grader.labs import KIT_ROOT
 
 
 @click.command("verify")
@@ -43,11 +34,11 @@ def verify(root, manifest_path, json_out):
     root = root or KIT_ROOT
     manifest_path = manifest_path or root / manifest.MANIFEST_RELPATH
     if not root.is_dir():
-        raise _usage_problem(f"no such folder: {root}")
+        raise UsageProblem(f"no such folder: {root}")
     try:
         result = manifest.verify(root, manifest.load_manifest(manifest_path))
     except manifest.ManifestError as exc:
-        raise _usage_problem(str(exc)) from None
+        raise UsageProblem(str(exc)) from None
     for line in result.findings():
         click.echo(line)
     if result.clean:
@@ -65,7 +56,7 @@ def manifest_command(check):
     try:
         current = manifest.build_manifest(KIT_ROOT)
     except manifest.ManifestError as exc:
-        raise _usage_problem(str(exc)) from None
+        raise UsageProblem(str(exc)) from None
     if not check:
         path.write_text(manifest.render(current), encoding="utf-8")
         click.echo(f"wrote {manifest.MANIFEST_RELPATH} ({len(current['files'])} files)")
@@ -90,5 +81,5 @@ def export_student(out):
     try:
         files = edition.export_student(KIT_ROOT, out)
     except (edition.EditionError, manifest.ManifestError) as exc:
-        raise _usage_problem(str(exc)) from None
+        raise UsageProblem(str(exc)) from None
     click.echo(f"wrote the student edition to {out}: {len(files)} files, no reference solution")

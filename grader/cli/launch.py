@@ -2,7 +2,7 @@
 
 For `grader run`, the pytest process that will grade starts first, so that its start-up
 overlaps the grader's own: importing click and the kit, reading the lab and the command
-line (grader.pytest_process).
+line (grader.grading.pytest_process).
 """
 
 import sys
@@ -10,9 +10,9 @@ import sys
 
 def main() -> None:
     if sys.argv[1:2] == ["run"]:
-        from . import pytest_process
+        from grader.grading import pytest_process
 
         pytest_process.prestart()
-    from .cli import main as cli
+    from grader.cli import main as cli
 
     cli()

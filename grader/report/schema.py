@@ -1,6 +1,6 @@
 """The JSON Schema of the canonical report (labkit.report/1), and a check of a report against it.
 
-The schema ships with the package (grader/schemas/report.schema.json) so that the tools
+The schema ships with the package (grader/report/schemas/report.schema.json) so that the tools
 that read reports (a gradebook, a CI step, another course's scripts) can check them without
 importing the kit, and so that a change to report.build_report that forgets the schema
 fails the kit's tests rather than a reader downstream.
@@ -17,7 +17,7 @@ from jsonschema import Draft202012Validator
 
 def load_schema() -> dict:
     """The report schema (draft 2020-12), read from the package's data."""
-    text = (resources.files("grader") / "schemas" / "report.schema.json").read_text(encoding="utf-8")
+    text = (resources.files("grader.report") / "schemas" / "report.schema.json").read_text(encoding="utf-8")
     return json.loads(text)
 
 

@@ -1,7 +1,7 @@
 """The kit's benchmark suite (`make bench`): every figure a median of repeated runs, every
 comparison a ratio measured in the same run, so that noise on a shared machine cancels.
 
-    python -m grader.bench [--repeat N] [--only NAME ...] [--out bench/results.json]
+    python -m bench [--repeat N] [--only NAME ...] [--out bench/results.json]
 
 Writes the figures as JSON and prints a table.
 """
@@ -21,9 +21,10 @@ from pathlib import Path
 
 import numpy as np
 
-from . import labs, starter
-from .bench_batch import bench_batch
-from .bench_engine import bench_backward, bench_engine
+from bench.batch import bench_batch
+from bench.engine import bench_backward, bench_engine
+from grader import labs
+from grader.kit import starters
 
 RESULTS = labs.KIT_ROOT / "bench" / "results.json"
 
@@ -34,7 +35,7 @@ def _seconds(command: list[str], env: dict | None = None) -> float:
     return time.perf_counter() - started
 
 
-def _rounds(commands: dict[str, list[str]], repeat: int, env: dict | None = None) -> list[dict[str, float]]:
+def time_rounds(commands: dict[str, list[str]], repeat: int, env: dict | None = None) -> list[dict[str, float]]:
     """``repeat`` rounds of one run of each command, in an order rotated by round: a slow spell
     of a shared machine then falls on every command alike. Returns {name: seconds} per round."""
     names = list(commands)
@@ -50,7 +51,7 @@ def _median(rounds: list[dict[str, float]], name: str) -> float:
     return round(statistics.median(r[name] for r in rounds), 3)
 
 
-def _ratio(rounds: list[dict[str, float]], name: str, base: str) -> float:
+def ratio(rounds: list[dict[str, float]], name: str, base: str) -> float:
     """The median over rounds of name's time over base's, each pair from the same round."""
     return round(statistics.median(r[name] / r[base] for r in rounds), 2)
 
@@ -66,7 +67,7 @@ def bench_grading(repeat: int) -> dict:
     env = dict(os.environ, IMPL="ref")  # the bare pytest run's choice of code; the grader's own is --impl ref
     figures = {}
     for lab in labs.discover().values():
-        rounds = _rounds(
+        rounds = time_rounds(
             {
                 "floor": [sys.executable, "-c", "import numpy, pytest"],
                 "bare": [sys.executable, "-m", "pytest", str(lab.tests), *bare_flags],
@@ -81,7 +82,7 @@ def bench_grading(repeat: int) -> dict:
             "bare_pytest_s": _median(rounds, "bare"),
             "grader_run_s": _median(rounds, "grader"),
             "make_lab_s": _median(rounds, "make"),
-            "overhead": round(_ratio(rounds, "grader", "bare") - 1, 2),
+            "overhead": round(ratio(rounds, "grader", "bare") - 1, 2),
         }
     return figures
 
@@ -92,14 +93,14 @@ def bench_wall(repeat: int) -> dict:
     with tempfile.TemporaryDirectory(prefix="labkit-bench-") as tmp:
         for lab in labs.discover().values():
             reference = Path(tmp) / f"reference_{lab.id}.py"
-            reference.write_text(starter.assemble(lab, strip=False))
+            reference.write_text(starters.assemble(lab, strip=False))
             for name, path in (("reference", reference), ("starter", lab.starter)):
                 graded = ("--lab", lab.id, "--submission", str(path), "--isolation")
-                rounds = _rounds({i: _grader(*graded, i) for i in ("in-process", "worker")}, repeat)
+                rounds = time_rounds({i: _grader(*graded, i) for i in ("in-process", "worker")}, repeat)
                 figures[f"{lab.id}/{name}"] = {
                     "in_process_s": _median(rounds, "in-process"),
                     "worker_s": _median(rounds, "worker"),
-                    "ratio": _ratio(rounds, "worker", "in-process"),
+                    "ratio": ratio(rounds, "worker", "in-process"),
                 }
     figures["sandbox_start"] = _sandbox_start(repeat)
     audit_s = _audits(repeat)
@@ -111,11 +112,10 @@ def bench_wall(repeat: int) -> dict:
 def _audits(repeat: int) -> dict:
     """What checking the claims of ch06's loops costs behind the wall (labs/ch06/audits.py): the
     XOR record's replay and the deep chain's backward between two nodes, on the reference."""
+    from grader.env import ISOLATION_ENV
+    from grader.wall import sandbox
+    from grader.wall.session import WallSession
     from labs.ch06 import audits
-
-    from .env import ISOLATION_ENV
-    from .wall import sandbox
-    from .wall.session import WallSession
 
     lab = labs.get("ch06")
     limits = sandbox.Limits.from_lab(lab.limits)
@@ -123,7 +123,7 @@ def _audits(repeat: int) -> dict:
     os.environ[ISOLATION_ENV] = "worker"  # read_many's one round trip, as in a grading
     with tempfile.TemporaryDirectory(prefix="labkit-bench-") as tmp:
         reference = Path(tmp) / "reference.py"
-        reference.write_text(starter.assemble(lab, strip=False))
+        reference.write_text(starters.assemble(lab, strip=False))
         session = WallSession(lab, reference, limits)
         try:
             for _ in range(max(repeat, 5)):  # one test each: the last one's objects are freed between
@@ -149,8 +149,8 @@ def _audits(repeat: int) -> dict:
 def _sandbox_start(repeat: int) -> dict:
     """A fresh sandbox's start until its zygote has loaded a submission (numpy imported): what each
     student of a batch costs on top, before it is overlapped with the student graded before."""
-    from .wall import sandbox
-    from .wall.session import WallSession
+    from grader.wall import sandbox
+    from grader.wall.session import WallSession
 
     lab = labs.get("ch06")
     limits = sandbox.Limits.from_lab(lab.limits)
@@ -203,7 +203,3 @@ def main(argv=None) -> int:
     args.out.write_text(json.dumps(results, indent=2) + "\n")
     print(f"results: {args.out.relative_to(labs.KIT_ROOT) if args.out.is_relative_to(labs.KIT_ROOT) else args.out}")
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

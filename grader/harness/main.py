@@ -1,6 +1,6 @@
 """The grading pytest process: it loads pytest and numpy first, then waits for its orders.
 
-Started by grader.pytest_process, often before the grader knows what to grade, so that
+Started by grader.grading.pytest_process, often before the grader knows what to grade, so that
 Python's start and these imports (about half a second) overlap the grader's own. The
 orders are one JSON line on stdin: {"args": pytest's arguments, "env": variables to
 add, "output": the file for everything printed}. An empty stdin means it was not needed.

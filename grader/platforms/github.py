@@ -14,11 +14,13 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from . import atomic, exports, grade, report
-from .labs import Lab
-from .manifest import Verification
-from .seam import Implementation
-from .text import code_span, markdown, points
+from grader import atomic, report
+from grader.grading import grade
+from grader.harness.seam import Implementation
+from grader.kit.manifest import Verification
+from grader.labs import Lab
+from grader.report import exports
+from grader.report.text import code_span, markdown, points
 
 ADVISORY_NOTE = (
     "This score is advisory: CI on your fork grades your code with your copy of the kit. "

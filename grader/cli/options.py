@@ -1,0 +1,52 @@
+"""What the commands share: the one-line usage error, and turning options into a lab and an implementation."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import click
+
+from grader import labs
+from grader.harness.seam import NO_REFERENCE, Implementation
+
+
+class UsageProblem(click.ClickException):
+    """A one-line error with exit status 2."""
+
+    exit_code = 2
+
+    def show(self, file=None):
+        click.echo(f"grader: error: {self.format_message()}", err=True)
+
+
+def lab_named(name: str) -> labs.Lab:
+    try:
+        return labs.get(name)
+    except labs.LabError as exc:
+        raise UsageProblem(str(exc)) from None
+
+
+def chosen_implementation(lab: labs.Lab, impl: str, submission: str | None) -> Implementation:
+    if submission is not None:
+        path = Path(submission)
+        if not path.exists():
+            raise UsageProblem(f"no such file: {submission}")
+        if not path.is_file():
+            raise UsageProblem(f"not a file: {submission} (give the path of one .py file)")
+        return Implementation.parse(str(path), lab)
+    if impl == "ref" and not lab.reference_dir.is_dir():
+        raise UsageProblem(NO_REFERENCE)
+    return Implementation.parse(impl, lab)
+
+
+def with_limits(lab: labs.Lab, pairs: tuple[str, ...]) -> labs.Lab:
+    """The lab with --limit NAME=VALUE overrides of its [limits] (the run passes them to every process)."""
+    overrides = {}
+    for pair in pairs:
+        name, _, value = pair.partition("=")
+        try:
+            overrides[name.strip()] = float(value)
+        except ValueError:
+            raise UsageProblem(f"--limit takes NAME=NUMBER, got {pair!r}") from None
+    return dataclasses.replace(lab, limits={**lab.limits, **overrides}) if overrides else lab
