@@ -102,7 +102,7 @@ def bench_batch(repeat: int, size: int = 200, sizes: tuple[int, ...] = SCALING_S
     """
     from grader.batch.run import MAX_CHUNK
     from grader.grading import runner
-    from grader.harness.seam import Implementation
+    from grader.implementation import Implementation
 
     jobs = os.cpu_count() or 1
     lab = labs.get("ch06")

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from grader import labs
 from grader.grading import grade
-from grader.harness.seam import Implementation
+from grader.implementation import Implementation
 from tests.mutation import apply, catalogue, reference_source
 
 HOSTILE_DIR = Path(__file__).parent / "hostile"

@@ -20,7 +20,7 @@ from click.testing import CliRunner
 from grader import labs
 from grader.cli import main
 from grader.grading import grade, runner
-from grader.harness.seam import Implementation
+from grader.implementation import Implementation
 from grader.kit import manifest
 from grader.labs import KIT_ROOT
 from grader.platforms import github

@@ -12,7 +12,7 @@ from jsonschema import Draft202012Validator
 from grader import labs
 from grader.cli import main
 from grader.grading import grade
-from grader.harness.seam import Implementation
+from grader.implementation import Implementation
 from grader.report import exports, schema
 
 OUTCOMES = ("passed", "failed", "error", "timeout", "crashed", "not_run")

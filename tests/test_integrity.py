@@ -19,9 +19,9 @@ from click.testing import CliRunner
 
 from grader.cli import integrity as cli_integrity
 from grader.cli import main
-from grader.harness.seam import NO_REFERENCE
 from grader.kit import edition, manifest
 from grader.labs import KIT_ROOT
+from grader.verdicts import NO_REFERENCE
 from tests.mutation import solution_lines
 
 

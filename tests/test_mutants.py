@@ -13,7 +13,7 @@ import pytest
 
 from grader import labs
 from grader.grading import runner
-from grader.harness.seam import Implementation
+from grader.implementation import Implementation
 from tests.mutation import apply, catalogue, reference_source
 
 CHUNKS = 12  # per lab: short chunks pack well onto the xdist workers

@@ -11,7 +11,7 @@ import pytest
 from grader import labs
 from grader.env import IMPL_ENV, QUEUE_ENV, RUN_ENV
 from grader.grading import pytest_process, runner
-from grader.harness.seam import Implementation
+from grader.implementation import Implementation
 
 
 @pytest.fixture

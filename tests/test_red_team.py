@@ -13,7 +13,8 @@ import functools
 
 from grader import labs
 from grader.grading import grade
-from grader.harness.seam import Implementation
+from grader.implementation import Implementation
+from tests import grading
 from tests.hostile.catalogue import HOSTILE
 from tests.mutation import reference_source
 from tests.redteam import SMALL_LIMITS, kit_fingerprint, leftover_files, leftover_processes, numpy_fingerprint
@@ -56,7 +57,7 @@ def _graded(chunk: str, folder) -> dict:
     honest = folder / "honest.py"
     honest.write_text(reference_source(lab_id))
     before, numpy_before = kit_fingerprint(), numpy_fingerprint()
-    reports = grade.grade_many(_lab(lab_id), [*impls, Implementation("submission", honest)])
+    reports = grading.grade_many(_lab(lab_id), [*impls, Implementation("submission", honest)])
     return {
         "reports": {h.name: r for h, r in zip(members, reports, strict=False)},
         "honest": outcomes(reports[-1]),

@@ -169,7 +169,8 @@ def test_the_next_student_in_a_batch_gets_exactly_their_solo_result(tmp_path):
     """A hostile student graded first in a batch job, then an untouched starter and the reference:
     each of the two gets the report it gets alone (every student has a fresh sandbox)."""
     from grader.grading import grade
-    from grader.harness.seam import Implementation
+    from grader.implementation import Implementation
+    from tests import grading
     from tests.mutation import reference_source
 
     lab = labs.get("ch06")
@@ -179,7 +180,7 @@ def test_the_next_student_in_a_batch_gets_exactly_their_solo_result(tmp_path):
     honest.write_text(reference_source("ch06"))
     numpy_before = numpy_fingerprint()
     impls = [Implementation("submission", p) for p in (attack, starter, honest)]
-    batch = grade.grade_many(lab, impls)
+    batch = grading.grade_many(lab, impls)
     solo = [grade.grade(lab, impl, isolation="worker") for impl in impls]
 
     def outcomes(report):

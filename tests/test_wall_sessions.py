@@ -8,11 +8,12 @@ test gets a fresh child and is graded normally.
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 
 import pytest
 
 from grader import labs
-from grader.harness.failures import SubmissionError, WorkerFailure, WorkerTimeout
+from grader.verdicts import SubmissionError, WorkerFailure, WorkerTimeout
 from grader.wall import sandbox
 from grader.wall.sandbox import Limits
 from grader.wall.session import WallSession
@@ -147,23 +148,21 @@ def honest_test_with(session):
     return "multiplied"
 
 
-def test_a_dead_sandbox_is_replaced_for_the_next_submission(monkeypatch):
+def test_a_dead_sandbox_is_replaced_for_the_next_submission():
     """If a batch job's sandbox dies (killed from outside), the next student gets a new one."""
-    from grader.env import QUEUE_ENV
-    from grader.harness import seam
+    from grader.harness import handles, state
 
-    monkeypatch.setenv(QUEUE_ENV, "queue.json")  # a queue's handle: the sandbox starts, no submission yet
-    remote = seam.RemoteLab("ch06")
+    queued = state.Session(isolation="worker", queue=Path("queue.json"))  # a queue's: the sandbox starts, no submission
+    remote = handles.RemoteLab(queued, "ch06")
     try:
-        box = remote._sandbox()
-        assert box.alive and remote._sandbox() is box
+        box = remote.sandbox()
+        assert box.alive and remote.sandbox() is box
         box.process.kill()
         box.process.wait(timeout=10)
-        replacement = remote._sandbox()
+        replacement = remote.sandbox()
         assert replacement is not box and replacement.alive
     finally:
-        remote._close_sandbox()
-        seam._remote_labs.remove(remote)
+        queued.close()
 
 
 def test_several_reads_are_one_request_with_each_error_its_own(session):

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from grader.batch import outputs
 from grader.batch.inputs import Entry
 from grader.grading import grade, runner
-from grader.harness.seam import Implementation
+from grader.implementation import Implementation
 from grader.labs import Lab
 
 MAX_CHUNK = 40  # pytest starts once per chunk (about a second): long chunks; the last ones shrink to balance the jobs

@@ -8,7 +8,8 @@ from pathlib import Path
 import click
 
 from grader import labs
-from grader.harness.seam import NO_REFERENCE, Implementation
+from grader.implementation import Implementation
+from grader.verdicts import NO_REFERENCE
 
 
 class UsageProblem(click.ClickException):

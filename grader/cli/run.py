@@ -14,9 +14,9 @@ import click
 from grader import labs, report
 from grader.cli.options import UsageProblem, chosen_implementation, lab_named, with_limits
 from grader.grading import grade, runner
-from grader.harness.seam import NO_REFERENCE
 from grader.kit import starters
 from grader.report import table
+from grader.verdicts import NO_REFERENCE
 
 
 @click.command("list")

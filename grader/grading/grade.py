@@ -10,7 +10,7 @@ import time
 
 from grader import report
 from grader.grading import runner, scan
-from grader.harness.seam import Implementation
+from grader.implementation import Implementation
 from grader.labs import Lab
 
 
@@ -32,11 +32,3 @@ def grade(lab: Lab, impl: Implementation, *, isolation: str | None = None, timeo
     threading.Thread(target=report.numpy_version, daemon=True).start()
     run = runner.run_tests(lab, impl, isolation=isolation or default_isolation(impl), timeout=timeout)
     return report_for(lab, impl, run, time.perf_counter() - started)
-
-
-def grade_many(lab: Lab, impls: list[Implementation], *, timeout: float | None = None) -> list[dict]:
-    """Canonical reports for many submissions, graded behind the wall in one pytest session."""
-    started = time.perf_counter()
-    runs = runner.run_many(lab, impls, isolation="worker", timeout=timeout)
-    each = (time.perf_counter() - started) / max(len(impls), 1)
-    return [report_for(lab, impl, run, each) for impl, run in zip(impls, runs, strict=True)]

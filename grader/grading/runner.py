@@ -1,10 +1,11 @@
 """Run a lab's tests in a pytest child process and turn what it reports into per-test results.
 
 pytest runs in its own process so that nothing the code under test does in-process
-(crash, exit, hang) can take the grader down: the grader reads pytest-json-report's
-file, and the plugin's progress stream tells it which test was running if the child
-died before writing that file. grader.grading.pytest_process starts these processes (`grader
-run`'s before the grader has read its command line).
+(crash, exit, hang) can take the grader down. Everything the grader learns of a run comes
+from the plugin's progress stream (grader.progress): the tests, each one's verdict, and
+whether the session ended normally; if it did not, the stream says which test was
+running. grader.grading.pytest_process starts these processes (`grader run`'s before the
+grader has read its command line).
 
 Behind the wall the pytest process is trusted, so one pytest session can grade a whole
 queue of submissions in turn (``run_many``): pytest and the tests load once, and the
@@ -25,6 +26,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from grader import verdicts
 from grader.env import (
     IMPL_ENV,
     ISOLATION_ENV,
@@ -36,11 +38,10 @@ from grader.env import (
     SANDBOX_LEVEL_ENV,
 )
 from grader.grading import pytest_process, scratch
-from grader.grading.progress import Part, ProgressReader
-from grader.harness.seam import Implementation
+from grader.implementation import Implementation
 from grader.labs import KIT_ROOT, Lab
+from grader.progress import Part, ProgressReader
 
-OUTCOMES = ("passed", "failed", "error", "timeout", "crashed", "not_run")
 DEFAULT_RUN_SECONDS = 300
 DEFAULT_TEST_SECONDS = 10
 HANG_GRACE_SECONDS = 5  # beyond a test's limit, before the watchdog kills what pytest-timeout could not stop
@@ -82,18 +83,7 @@ class TestResult:
         return asdict(self)
 
 
-def _pytest_args(lab: Lab, extra: list[str], json_path: Path | None = None) -> list[str]:
-    report = (
-        [
-            "-p",
-            "pytest_jsonreport.plugin",
-            "--json-report",
-            f"--json-report-file={json_path}",
-            "--json-report-omit=collectors,log,traceback,streams,warnings,keywords",
-        ]
-        if json_path
-        else []
-    )
+def _pytest_args(lab: Lab, extra: list[str]) -> list[str]:
     return [
         str(lab.tests),
         # The kit's own configuration only: a conftest.py or pytest.ini left in a lab
@@ -113,24 +103,21 @@ def _pytest_args(lab: Lab, extra: list[str], json_path: Path | None = None) -> l
         "no:cacheprovider",
         "-q",
         "--tb=no",  # the grader renders its own messages; formatting tracebacks costs time
-        *report,
         *extra,
     ]
 
 
-def _child_env(lab: Lab, impl: Implementation, progress: Path, extra_env: dict[str, str]) -> dict[str, str]:
+def _child_env(lab: Lab, impl: Implementation, progress: Path, isolation: str) -> dict[str, str]:
     env = pytest_process.base_env()
     env[LIMITS_ENV] = json.dumps(lab.limits)  # the limits this run was given, overrides included
     env[IMPL_ENV] = impl.env_value
     env[LAB_ENV] = lab.id
     env[PROGRESS_ENV] = str(progress)
     env[PARENT_ENV] = str(os.getpid())
-    env.update(extra_env)
+    env[ISOLATION_ENV] = isolation
+    if isolation == "worker":
+        env[SANDBOX_LEVEL_ENV] = require_sandbox(isolation)  # decided once: the run's process does not probe
     return env
-
-
-def _stage_duration(entry: dict) -> float:
-    return round(sum(entry.get(stage, {}).get("duration", 0.0) for stage in ("setup", "call", "teardown")), 6)
 
 
 def _result_from_event(test: dict, event: dict) -> TestResult:
@@ -145,22 +132,6 @@ def _result_from_event(test: dict, event: dict) -> TestResult:
         event["message"],
         event["hint"],
     )
-
-
-def _result_from_entry(test: dict, entry: dict) -> TestResult:
-    meta = (entry.get("metadata") or {}).get("labkit") or {}
-    verdict = meta.get("verdict")
-    if verdict:
-        outcome, message, hint = verdict["outcome"], verdict["message"], verdict["hint"]
-    elif entry.get("outcome") == "passed":
-        outcome, message, hint = "passed", "", ""
-    elif entry.get("outcome") == "skipped":
-        outcome, message, hint = "not_run", "skipped", ""
-    else:
-        crash = next((entry[s]["crash"] for s in ("setup", "call", "teardown") if "crash" in entry.get(s, {})), {})
-        outcome, message, hint = "failed", crash.get("message", "failed"), ""
-    points = test["points"] if outcome == "passed" else 0
-    return TestResult(test["id"], test["task"], outcome, points, test["points"], _stage_duration(entry), message, hint)
 
 
 def _test_seconds(lab: Lab, isolation: str) -> float:
@@ -189,7 +160,6 @@ class _Pytest:
     """One pytest process and what it streamed."""
 
     progress: ProgressReader
-    json_path: Path | None
     stopped: _Stopped | None
     output: str
 
@@ -202,19 +172,15 @@ def _run_pytest(
     extra: list[str],
     budget: float,
     tmp: Path,
-    with_json: bool,
     on_poll: Callable[[ProgressReader], None] | None = None,
 ) -> _Pytest:
     """Run pytest once, killing it if one test outlives its limit (a hang pytest-timeout cannot interrupt)."""
     test_seconds = _test_seconds(lab, isolation)
-    json_path = tmp / "pytest.json" if with_json else None
     progress = ProgressReader(tmp / "progress.jsonl")
     extra = [f"--timeout={test_seconds:g}", "--timeout-method=signal", *extra]
     output = tmp / "pytest.out"
-    child_env = _child_env(lab, impl, progress.path, {ISOLATION_ENV: isolation, **env})
-    if isolation == "worker":
-        child_env[SANDBOX_LEVEL_ENV] = require_sandbox(isolation)  # decided once: the run's process does not probe
-    proc = pytest_process.start(_pytest_args(lab, extra, json_path), child_env, output)
+    child_env = {**_child_env(lab, impl, progress.path, isolation), **env}
+    proc = pytest_process.start(_pytest_args(lab, extra), child_env, output)
     with _live_lock:
         _live.add(proc)
     try:
@@ -230,13 +196,11 @@ def _run_pytest(
         on_poll(progress)
     text = output.read_text(errors="replace") if output.exists() else ""  # absent if it died before its orders
     if killed:
-        return _Pytest(progress, json_path, _Stopped(progress.running, "timeout", killed), text)
-    if proc.returncode not in (0, 1) or (json_path is not None and not json_path.is_file()):
-        status = proc.returncode
-        why = f"killed by signal {-status}" if status < 0 else f"exit status {status}"
-        reason = f"crashed: the test process died ({why}) while this test was running"
-        return _Pytest(progress, json_path, _Stopped(progress.running, "crashed", reason), text)
-    return _Pytest(progress, json_path, None, text)
+        return _Pytest(progress, _Stopped(progress.running, "timeout", killed), text)
+    if proc.returncode not in (0, 1) or not progress.finished:  # died, or the code under test exited it
+        reason = verdicts.test_process_died(proc.returncode)
+        return _Pytest(progress, _Stopped(progress.running, "crashed", reason), text)
+    return _Pytest(progress, None, text)
 
 
 def _watch(
@@ -263,9 +227,9 @@ def _watch(
             last = (running, now)
         killed = ""
         if running and now - last[1] > test_seconds + HANG_GRACE_SECONDS:
-            killed = f"timeout: the test ran longer than its limit of {test_seconds:g} s and was stopped"
+            killed = verdicts.test_timeout_message(test_seconds)
         elif now - started_at > budget:
-            killed = f"timeout: the lab's tests did not finish within {budget:.0f} s"
+            killed = verdicts.tests_out_of_time(budget)
         if killed:
             _kill_group(proc)
             return killed
@@ -280,13 +244,6 @@ def _kill_group(proc: subprocess.Popen) -> None:
 def _finished(collected: list[dict], part: Part) -> dict[str, TestResult]:
     points = {t["id"]: t for t in collected}
     return {i: _result_from_event(points[i], e) for i, e in part.results.items() if i in points}
-
-
-def _json_results(collected: list[dict], json_path: Path) -> dict[str, TestResult]:
-    points = {t["id"]: t for t in collected}
-    report = json.loads(json_path.read_text(encoding="utf-8"))
-    entries = {t["nodeid"].split("::", 1)[-1]: t for t in report.get("tests", [])}
-    return {i: _result_from_entry(points[i], e) for i, e in entries.items() if i in points}
 
 
 @dataclass
@@ -304,7 +261,7 @@ def _complete(collected: list[dict], done: dict[str, TestResult], timeout: float
         if test["id"] in done:
             results.append(done[test["id"]])
         else:
-            reason = f"not run: the lab's tests used up their time limit of {timeout:g} s"
+            reason = verdicts.run_out_of_time(timeout)
             results.append(TestResult(test["id"], test["task"], "not_run", 0, test["points"], 0.0, reason, ""))
     return results
 
@@ -319,7 +276,6 @@ def run_tests(
     impl: Implementation,
     *,
     isolation: str = "in-process",
-    extra_env: dict[str, str] | None = None,
     timeout: float | None = None,
 ) -> Run:
     """Run every test of ``lab`` against ``impl``, in-process or behind the wall (isolation "worker").
@@ -342,22 +298,15 @@ def run_tests(
         nodeids = {t["id"]: t["nodeid"] for t in collected or []}
         deselect = [arg for i in done for arg in ("--deselect", nodeids[i])]
         with scratch.temporary("run") as tmp:
-            run = _run_pytest(lab, impl, isolation, extra_env or {}, deselect, budget, tmp, with_json=True)
+            run = _run_pytest(lab, impl, isolation, {}, deselect, budget, tmp)
             if collected is None:
                 if run.progress.collected is None:
                     raise GradingError(f"the tests of lab {lab.id} could not be collected:\n{run.output[-3000:]}")
                 collected = run.progress.collected
             part = run.progress.part
             sandbox = part.isolation or sandbox
-            if run.stopped is None:
-                try:
-                    done.update(_json_results(collected, run.json_path))
-                except (OSError, ValueError, KeyError, TypeError):  # an unreadable report: the stream has it all
-                    done.update(_finished(collected, part))
-                break
-            # The process died or was killed: keep what the plugin streamed before it stopped.
-            done.update(_finished(collected, part))
-            if run.stopped.test is None:
+            done.update(_finished(collected, part))  # if it died or was killed: what it streamed before
+            if run.stopped is None or run.stopped.test is None:
                 break
             done[run.stopped.test] = _stopped_result(collected, run.stopped)
     return Run(_complete(collected, done, timeout), {"mode": isolation, **sandbox})
@@ -381,7 +330,6 @@ def run_many(
     *,
     isolation: str = "worker",
     timeout: float | None = None,
-    extra_env: dict[str, str] | None = None,
     on_result: Callable[[int, Run], None] | None = None,
 ) -> list[Run]:
     """Grade several submissions in as few pytest sessions as possible.
@@ -416,23 +364,21 @@ def run_many(
         with scratch.temporary("queue") as tmp:
             queue = tmp / "queue.json"
             queue.write_text(json.dumps([{"key": str(i), "path": str(impls[i].path)} for i in remaining]))
-            env = {QUEUE_ENV: str(queue), **(extra_env or {})}
+            env = {QUEUE_ENV: str(queue)}
             budget = timeout * len(remaining)
-            run = _run_pytest(
-                lab, impls[remaining[0]], isolation, env, [], budget, tmp, with_json=False, on_poll=take_finished
-            )
+            run = _run_pytest(lab, impls[remaining[0]], isolation, env, [], budget, tmp, on_poll=take_finished)
         if run.progress.collected is None:
             raise GradingError(f"the tests of lab {lab.id} could not be collected:\n{run.output[-3000:]}")
         current = run.progress.current
         if current is not None and int(current) not in runs:
             finish(
                 int(current),
-                run_tests(lab, impls[int(current)], isolation=isolation, timeout=timeout, extra_env=extra_env),
+                run_tests(lab, impls[int(current)], isolation=isolation, timeout=timeout),
             )
         left = [i for i in remaining if i not in runs]
         if len(left) == len(remaining):  # no progress at all: grade them one by one
             for i in left:
-                finish(i, run_tests(lab, impls[i], isolation=isolation, timeout=timeout, extra_env=extra_env))
+                finish(i, run_tests(lab, impls[i], isolation=isolation, timeout=timeout))
             left = []
         remaining = left
     return [runs[i] for i in range(len(impls))]
@@ -443,7 +389,7 @@ def collect(lab: Lab) -> list[dict]:
     with scratch.temporary("collect") as tmp:
         progress = tmp / "progress.jsonl"
         cmd = [sys.executable, "-m", "pytest", *_pytest_args(lab, ["--collect-only"])]
-        env = _child_env(lab, Implementation("ref", None), progress, {})
+        env = _child_env(lab, Implementation("ref", None), progress, "in-process")
         proc = subprocess.run(cmd, cwd=KIT_ROOT, env=env, capture_output=True, text=True, timeout=120)
         collected = ProgressReader(progress).poll().collected
         if collected is None:

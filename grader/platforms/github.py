@@ -16,7 +16,7 @@ from pathlib import Path
 
 from grader import atomic, report
 from grader.grading import grade
-from grader.harness.seam import Implementation
+from grader.implementation import Implementation
 from grader.kit.manifest import Verification
 from grader.labs import Lab
 from grader.report import exports

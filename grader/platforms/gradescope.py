@@ -29,7 +29,7 @@ from pathlib import Path
 from grader import atomic, labs
 from grader.batch import inputs
 from grader.grading import grade
-from grader.harness.seam import Implementation
+from grader.implementation import Implementation
 from grader.kit import edition
 from grader.report import exports
 

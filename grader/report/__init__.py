@@ -14,7 +14,7 @@ from pathlib import Path
 
 from grader import __version__, atomic
 from grader.grading.runner import TestResult
-from grader.harness.seam import Implementation
+from grader.implementation import Implementation
 from grader.labs import Lab
 from grader.report.text import points
 

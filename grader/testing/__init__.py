@@ -4,7 +4,6 @@ Everything here runs in the trusted process and touches the code under test only
 through the lab's public API.
 """
 
-from grader.harness.seam import beside, read_many
 from grader.testing.checks import (
     LabCheckFailure,
     as_array,
@@ -18,6 +17,7 @@ from grader.testing.checks import (
 from grader.testing.gradients import check_scalar_gradients, check_tensor_gradients
 from grader.testing.marks import graded
 from grader.testing.numeric import numerical_gradient
+from grader.testing.remote import beside, read_many
 from grader.testing.spec import SpecScalar, SpecTensor
 
 __all__ = [

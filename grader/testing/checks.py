@@ -8,7 +8,7 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from grader.harness.seam import sync
+from grader.testing.remote import sync
 from grader.wall.proxy import remote_type_name
 
 

@@ -232,26 +232,6 @@ class FrameReader:
         return unpack(frame, self.loads)
 
 
-def read_exactly(fd: int, n: int) -> bytes:
-    """``n`` bytes from ``fd``, or EOFError if it closes first."""
-    chunks, remaining = [], n
-    while remaining:
-        chunk = os.read(fd, min(remaining, READ_CHUNK))
-        if not chunk:
-            raise EOFError("the other side closed the channel")
-        chunks.append(chunk)
-        remaining -= len(chunk)
-    return b"".join(chunks)
-
-
-def read_frame(fd: int) -> tuple[dict, list[memoryview]]:
-    prefix = read_exactly(fd, 8)
-    header_len, buffers_len = HEADER.unpack(prefix)
-    if header_len + buffers_len > MAX_FRAME_BYTES:
-        raise ProtocolError("frame too large")
-    return unpack(prefix + read_exactly(fd, header_len + buffers_len))
-
-
 def write_frame(fd: int, frame: bytes) -> None:
     view = memoryview(frame)
     while view:

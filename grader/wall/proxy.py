@@ -119,3 +119,8 @@ def remote_type_name(x) -> str:
     if isinstance(x, RemoteObject):
         return object.__getattribute__(x, "_labkit_type") + " (an object of the code under test)"
     return type(x).__name__
+
+
+def channel_of(x):
+    """The channel of the test that ``x`` lives in, if it is a proxy (None otherwise)."""
+    return object.__getattribute__(x, "_labkit_channel") if isinstance(x, RemoteObject) else None

@@ -337,7 +337,7 @@ def start(lab, limits: Limits, *, module_name: str = "submission", python_guards
             "control_fd": child.fileno(),
             "module": module_name,
             "public": list(lab.public),
-            # The lab's trusted loops (grader.harness.seam.beside), loaded by the zygote before any student code.
+            # The lab's trusted loops (grader.testing.beside), loaded by the zygote before any student code.
             "helpers": {Path(name).stem: (lab.folder / name).read_text(encoding="utf-8") for name in lab.helpers},
             "allowed_imports": list(lab.allowed_imports),
             "python_guards": python_guards,

@@ -27,9 +27,10 @@ import time
 
 import numpy as np
 
-from grader.harness.failures import SubmissionError, WorkerCrashed, WorkerFailure, WorkerTimeout
+from grader import verdicts
+from grader.verdicts import SubmissionError, WorkerCrashed, WorkerFailure, WorkerTimeout
 from grader.wall import codec, sandbox
-from grader.wall.proxy import RemoteMethod, RemoteObject
+from grader.wall.proxy import RemoteMethod, RemoteObject, channel_of
 
 PIPE_SIZE = 1 << 20
 SPARES = 1  # children forked ahead, for the test after one that did not end cleanly
@@ -138,12 +139,10 @@ class Channel:
         if status.get("signal") == signal.SIGXCPU:
             message = f"timeout: {what} used more than the CPU limit of {limits.cpu_seconds} s"
         elif self.deadline - time.monotonic() <= 0:
-            message = f"timeout: the test ran longer than its limit of {limits.test_seconds:g} s; it was running {what}"
+            message = verdicts.test_timeout_message(limits.test_seconds, what)
         else:
             message = f"timeout: {what} did not finish within the per-call limit of {limits.call_seconds:g} s"
-        self.failure = WorkerTimeout(
-            message, "look for a loop that never ends, or work that grows too fast (e.g. a graph visited many times)"
-        )
+        self.failure = WorkerTimeout(message, verdicts.LOOP_HINT)
         raise self.failure
 
     def _fail_protocol(self, why: str):
@@ -178,7 +177,7 @@ class Channel:
 
     # -- values --------------------------------------------------------------------------
     def _handle_of(self, x: RemoteObject) -> int:
-        if x._labkit_channel is not self:
+        if channel_of(x) is not self:
             raise TypeError("an object from an earlier test cannot be used in this one")
         return x._labkit_handle
 
@@ -519,11 +518,7 @@ class WallSession:
         self.ready = True
         if message.get("syntax_error"):
             error = message["syntax_error"]
-            where = f"line {error['line']}" if error.get("line") else "an unknown line"
-            self.broken = SubmissionError(
-                f"{self.submission.name} does not parse: SyntaxError at {where}: {error['message']}",
-                "run `python -m py_compile` on your file to see the error in context",
-            )
+            self.broken = verdicts.syntax_error(self.submission.name, error.get("line"), error["message"])
 
     def _fork(self) -> Channel:
         self.forks += 1
@@ -622,19 +617,15 @@ class WallSession:
             channel.last = ("import", None, None)
             hello, _ = channel._read_frame()
         except WorkerTimeout:
-            self.broken = SubmissionError(
-                f"importing {self.submission.name} did not finish within {self.limits.import_seconds:g} s",
-                "top-level code runs when your file is imported: move experiments under `if __name__ == '__main__':`",
-            )
+            self.broken = verdicts.import_timed_out(self.submission.name, self.limits.import_seconds)
             raise self.broken from None
         except WorkerCrashed as exc:
-            self.broken = SubmissionError(
-                f"importing {self.submission.name} stopped the worker: {exc.message}",
-                "remove top-level code that exits or crashes",
-            )
+            self.broken = verdicts.import_stopped_worker(self.submission.name, exc.message)
             raise self.broken from None
         if type(hello.get("import_error")) is dict:
-            self.broken = _import_failure(hello["import_error"], self.submission.name)
+            error = hello["import_error"]
+            kind, line, what = str(error.get("type", "Exception")), error.get("line"), str(error.get("message", ""))
+            self.broken = verdicts.import_failed(self.submission.name, kind, line, what)
             raise self.broken
         if hello.get("op") != "hello" or not _valid_names(hello.get("names"), self.lab.public):
             channel._fail_protocol("its first message does not describe the lab's names")
@@ -677,10 +668,7 @@ class WallSession:
         channel = self.begin()
         described = channel.hello["names"].get(name, {"kind": "missing"})
         if described["kind"] == "missing":
-            raise SubmissionError(
-                f"the code under test does not define {name}",
-                f"lab {self.lab.id} needs these names at the top level of your file: {', '.join(self.lab.public)}",
-            )
+            raise verdicts.missing_name(self.lab, name)
         if described["kind"] == "exception":
             return self._stand_in(name, described["bases"])
         return RemoteObject(channel, described["id"], name)
@@ -737,18 +725,3 @@ def _builtin_exception(bases) -> type:
         if isinstance(kind, type) and issubclass(kind, Exception) and kind is not BaseException:
             return kind
     return RuntimeError
-
-
-def _import_failure(error: dict, name: str) -> SubmissionError:
-    kind = error.get("type", "Exception")
-    line = error.get("line")
-    where = f" at line {line}" if line else ""
-    if kind == "SystemExit":
-        return SubmissionError(
-            f"{name} called exit() while being imported{where}",
-            "remove top-level code that exits; put experiments under `if __name__ == '__main__':`",
-        )
-    return SubmissionError(
-        f"importing {name} raised {kind}{where}: {error.get('message', '')}",
-        "your file must import cleanly: keep experiments under `if __name__ == '__main__':`",
-    )

@@ -1,7 +1,7 @@
 """The long loops of the lab's tests, run next to the code under test.
 
 Behind the wall these functions run in the worker, beside the submission, so a loop of
-thousands of operations is one request instead of thousands (grader.harness.seam.beside); in
+thousands of operations is one request instead of thousands (grader.testing.beside); in
 process they run as they are. They are trusted code, but nothing they return is: they
 return plain data, which the trusted side checks as it would any value read from the
 worker. They may import only numpy and the standard library, and must not use the kit.

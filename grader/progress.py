@@ -1,12 +1,15 @@
-"""The progress stream: what the pytest plugin tells the grader while the tests run.
+"""The progress stream: the one channel by which a pytest process tells the grader what happened.
 
 One JSON object per line, flushed as it happens: ``collected`` (the trusted list of
-tests with their tasks and points), then per test ``start`` and ``result``, and behind
-the wall ``isolation`` (the protections in force). A run that grades several
-submissions (a queue) frames each one's events with ``submission`` and
-``submission_done``. If the test process dies, the grader still knows what finished,
-and which test was running. This module is imported by the grader's parent process,
-so it stays free of pytest.
+tests with their tasks and points), then per test ``start`` and ``result`` (the test's
+verdict and duration), behind the wall ``isolation`` (the protections in force), and
+``finished`` when the session ended normally. A run that grades several submissions (a
+queue) frames each one's events with ``submission`` and ``submission_done``. If the test
+process dies, the grader still knows what finished, and which test was running.
+
+The plugin writes it (``Stream``), the grader reads it (``ProgressReader``): both sides
+of the format live here. The grader's process imports this module, so it stays free of
+pytest.
 """
 
 from __future__ import annotations
@@ -14,6 +17,48 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
+
+
+class Stream:
+    """The writing end, in the pytest process (a stream to nowhere when no file was given)."""
+
+    def __init__(self, file):
+        self.file = file
+
+    @classmethod
+    def open(cls, path: Path | None) -> Stream:
+        return cls(open(path, "a", encoding="utf-8") if path is not None else None)  # noqa: SIM115 - see close
+
+    def _emit(self, event: dict) -> None:
+        if self.file is not None:
+            self.file.write(json.dumps(event) + "\n")
+            self.file.flush()
+
+    def collected(self, tests: list[dict]) -> None:
+        self._emit({"event": "collected", "tests": tests})
+
+    def start(self, test: str) -> None:
+        self._emit({"event": "start", "id": test})
+
+    def result(self, test: str, duration_s: float, verdict: dict) -> None:
+        self._emit({"event": "result", "id": test, "duration_s": duration_s, **verdict})
+
+    def isolation(self, level: str, protections: list[str]) -> None:
+        self._emit({"event": "isolation", "level": level, "protections": protections})
+
+    def submission(self, key: str) -> None:
+        self._emit({"event": "submission", "key": key})
+
+    def submission_done(self, key: str) -> None:
+        self._emit({"event": "submission_done", "key": key})
+
+    def finished(self) -> None:
+        self._emit({"event": "finished"})
+
+    def close(self) -> None:
+        if self.file is not None:
+            self.file.close()
+            self.file = None
 
 
 @dataclass
@@ -35,6 +80,7 @@ class ProgressReader:
         self.collected: list[dict] | None = None  # None until collection finished
         self.parts: dict[str | None, Part] = {None: Part()}
         self.current: str | None = None  # the submission being graded
+        self.finished = False  # the session ended normally (not killed, not exited early)
 
     def poll(self) -> ProgressReader:
         if not self.path.exists():
@@ -64,6 +110,8 @@ class ProgressReader:
             self.part.started.append(event["id"])
         elif kind == "result":
             self.part.results[event["id"]] = event
+        elif kind == "finished":
+            self.finished = True
         elif kind == "isolation":
             self.part.isolation = {"level": str(event["level"]), "protections": list(event["protections"])}
 

@@ -1,0 +1,54 @@
+"""Loading the code under test into this process (in-process grading: the student's own code, the reference).
+
+Loading is lazy and its failure is a verdict: a file that does not import makes every
+test fail with one message naming the cause and the line, instead of breaking collection.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import itertools
+import sys
+
+from grader import labs, verdicts
+from grader.implementation import Implementation
+from grader.verdicts import SubmissionError
+
+_load_counter = itertools.count()
+
+
+def describe_import_failure(exc: BaseException, name: str) -> SubmissionError:
+    """The verdict for a file called ``name`` whose import raised ``exc``."""
+    if isinstance(exc, SyntaxError):
+        return verdicts.syntax_error(name, exc.lineno, exc.msg)
+    line = None
+    tb = exc.__traceback__
+    while tb is not None:  # the last frame of the file itself
+        if tb.tb_frame.f_code.co_filename.endswith(name):
+            line = tb.tb_lineno
+        tb = tb.tb_next
+    return verdicts.import_failed(name, type(exc).__name__, line, str(exc))
+
+
+def load(lab: labs.Lab, impl: Implementation):
+    """The module of ``impl`` for ``lab``, imported here; SubmissionError if it cannot be."""
+    if impl.kind == "ref":
+        if not lab.reference_dir.is_dir():  # the student edition ships without it
+            raise SubmissionError(verdicts.NO_REFERENCE, f"grade your own work: make lab LAB={lab.id}")
+        return importlib.import_module(lab.reference_package)
+    path = impl.path
+    if not path.is_file():
+        raise verdicts.no_file(path.name)
+    module_name = f"labkit_under_test_{lab.id}_{next(_load_counter)}"  # a queue loads many files
+    spec = importlib.util.spec_from_file_location(module_name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[module_name] = module  # classes defined in it need their module registered
+    try:
+        spec.loader.exec_module(module)
+    except BaseException as exc:  # noqa: BLE001 - whatever the file does at import is reported, not raised
+        sys.modules.pop(module_name, None)
+        if isinstance(exc, KeyboardInterrupt):
+            raise
+        raise describe_import_failure(exc, path.name) from None
+    return module

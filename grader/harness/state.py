@@ -1,0 +1,135 @@
+"""The grading session's state: what the grader ordered, and what this pytest process holds.
+
+The grader decides once what a run grades and how (the lab, the code, the isolation,
+the sandbox level, the limits) and passes it down in the variables of grader.env. They
+are read here, once, when pytest configures the plugin; everything else in this process
+asks the ``Session`` kept in ``config.stash``, never the environment. Code that has no
+``config`` at hand (the seam, the helpers a test calls) reaches the same object through
+``current()``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from grader import labs
+from grader.env import (
+    IMPL_ENV,
+    ISOLATION_ENV,
+    LAB_ENV,
+    LIMITS_ENV,
+    PARENT_ENV,
+    PROGRESS_ENV,
+    QUEUE_ENV,
+    SANDBOX_LEVEL_ENV,
+)
+
+SESSION_KEY = pytest.StashKey["Session"]()
+
+
+@dataclass
+class Session:
+    """One pytest session's orders and state. Its fields other than the orders change only through its methods."""
+
+    # The orders, as the grader gave them (plain `pytest` gives only IMPL).
+    impl: str = "mine"  # mine, ref, or a submission's path
+    isolation: str = "in-process"  # or "worker": behind the wall
+    lab_id: str | None = None  # the lab a grading run is for
+    limits: dict | None = None  # that lab's limits as the grader decided them (lab.toml and overrides)
+    sandbox_level: str | None = None  # behind the wall: the level the grader chose
+    queue: Path | None = None  # a JSON list of submissions to grade in turn
+    progress: Path | None = None  # the stream the plugin writes for the grader
+    parent: int | None = None  # the grader's pid: this session dies with it
+
+    # What this process holds.
+    handles: list = field(default_factory=list)  # every lab handle given to a test file
+    selected: Path | None = None  # the submission a queue is grading now
+    wall: object | None = None  # the wall session of the submission being graded (grader.wall.session)
+
+    @classmethod
+    def from_environment(cls) -> Session:
+        env = os.environ
+        return cls(
+            impl=env.get(IMPL_ENV) or "mine",
+            isolation=env.get(ISOLATION_ENV) or "in-process",
+            lab_id=env.get(LAB_ENV) or None,
+            limits=json.loads(env[LIMITS_ENV]) if env.get(LIMITS_ENV) else None,
+            sandbox_level=env.get(SANDBOX_LEVEL_ENV) or None,
+            queue=Path(env[QUEUE_ENV]) if env.get(QUEUE_ENV) else None,
+            progress=Path(env[PROGRESS_ENV]) if env.get(PROGRESS_ENV) else None,
+            parent=int(env[PARENT_ENV]) if env.get(PARENT_ENV) else None,
+        )
+
+    @property
+    def behind_the_wall(self) -> bool:
+        return self.isolation == "worker"
+
+    def lab(self, lab_id: str) -> labs.Lab:
+        """The lab, with the limits the grader decided for this run if it is the run's lab."""
+        lab = labs.get(lab_id)
+        if self.limits is not None and lab.id == self.lab_id:
+            lab = dataclasses.replace(lab, limits=dict(self.limits))
+        return lab
+
+    def select(self, path: Path) -> None:
+        """Aim every lab handle at the submission ``path`` (a queue's next one)."""
+        self.selected = path
+        for handle in self.handles:
+            handle.select(path)
+
+    def code_under_test_files(self) -> set[str]:
+        """Files whose frames are the code under test's (to point at the line that failed)."""
+        if self.selected is not None:
+            return {str(self.selected.resolve())}
+        if self.impl == "ref":
+            return {str(p) for p in labs.REFERENCE_DIR.rglob("*.py")}
+        if self.impl == "mine":
+            return {str(p) for p in labs.LABS_DIR.glob("*/starter.py")}
+        return {str(Path(self.impl).resolve())}
+
+    # -- the wall ---------------------------------------------------------------------------
+    def sync(self) -> None:
+        """Wait for the current test's pending operations behind the wall; raise the first error among them."""
+        if self.wall is not None and self.wall.current is not None:
+            self.wall.current.sync()
+
+    def end_test(self) -> None:
+        if self.wall is not None:
+            self.wall.end()
+
+    def close_wall(self) -> None:
+        """Close the current submission's wall session (its sandbox stays for the next one)."""
+        wall, self.wall = self.wall, None
+        if wall is not None:
+            wall.close()
+
+    def close(self) -> None:
+        """Stop everything this session started behind the wall (at the end of the pytest session)."""
+        self.close_wall()
+        for handle in self.handles:
+            handle.close()
+
+
+_current: Session | None = None  # the session in config.stash, for code without pytest's config
+
+
+def start(config) -> Session:
+    """The session of this pytest process, read from its orders once and kept in ``config.stash``."""
+    global _current
+    session = _current = Session.from_environment()
+    config.stash[SESSION_KEY] = session
+    return session
+
+
+def current() -> Session:
+    """This process's session (outside a configured pytest run, one read from the environment)."""
+    global _current
+    if _current is None:
+        _current = Session.from_environment()
+    return _current

@@ -1,0 +1,165 @@
+"""Verdicts: the exceptions that carry one, and the words of every verdict a student reads.
+
+A test's verdict is an outcome in the report's vocabulary (passed, failed, error, timeout,
+crashed, not_run), a one-paragraph message and a hint. The README promises the same
+verdict whether the code ran in-process or behind the wall, so both modes word theirs
+here: the harness's classification of a test's exception, the in-process loader, the
+wall's session, and the grader's runner when a whole test process stops. This module
+imports nothing heavier than the standard library: all three processes use it.
+"""
+
+from __future__ import annotations
+
+import traceback
+from pathlib import Path
+
+MESSAGE_LIMIT = 600
+OUTCOMES = ("passed", "failed", "error", "timeout", "crashed", "not_run")
+
+NO_REFERENCE = "the reference solution is not part of the student edition"
+LOOP_HINT = "look for a loop that never ends, or work that grows too fast (e.g. a graph visited many times)"
+CLEAN_IMPORT_HINT = "your file must import cleanly: keep experiments under `if __name__ == '__main__':`"
+EXIT_AT_IMPORT_HINT = "remove top-level code that exits; put experiments under `if __name__ == '__main__':`"
+SYNTAX_HINT = "run `python -m py_compile` on your file to see the error in context"
+
+
+def verdict(outcome: str, message: str = "", hint: str = "") -> dict:
+    return {"outcome": outcome, "message": message, "hint": hint}
+
+
+PASSED = verdict("passed")
+SKIPPED = verdict("not_run", "skipped")
+
+
+class SubmissionError(Exception):
+    """The code under test cannot be used at all (does not import, lacks a public name): outcome error."""
+
+    outcome = "error"
+
+    def __init__(self, message: str, hint: str = ""):
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+
+
+class WorkerFailure(Exception):
+    """The worker running the code under test timed out or crashed: the outcome names which."""
+
+    outcome = "crashed"
+
+    def __init__(self, message: str, hint: str = ""):
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+
+
+class WorkerTimeout(WorkerFailure):
+    outcome = "timeout"
+
+
+class WorkerCrashed(WorkerFailure):
+    outcome = "crashed"
+
+
+# -- the code under test cannot be used -----------------------------------------------------
+def no_file(name: str) -> SubmissionError:
+    return SubmissionError(f"no file to grade at {name}", "check the path you gave")
+
+
+def syntax_error(name: str, line: int | None, what: str) -> SubmissionError:
+    where = f"line {line}" if line else "an unknown line"
+    return SubmissionError(f"{name} does not parse: SyntaxError at {where}: {what}", SYNTAX_HINT)
+
+
+def import_failed(name: str, kind: str, line: int | None, what: str) -> SubmissionError:
+    """``name`` raised ``kind`` (``what``) while being imported, at ``line`` of its own if known."""
+    where = f" at line {line}" if line else ""
+    if kind == "SystemExit":
+        return SubmissionError(f"{name} called exit() while being imported{where}", EXIT_AT_IMPORT_HINT)
+    return SubmissionError(f"importing {name} raised {kind}{where}: {what}", CLEAN_IMPORT_HINT)
+
+
+def import_timed_out(name: str, seconds: float) -> SubmissionError:
+    return SubmissionError(
+        f"importing {name} did not finish within {seconds:g} s",
+        "top-level code runs when your file is imported: move experiments under `if __name__ == '__main__':`",
+    )
+
+
+def import_stopped_worker(name: str, why: str) -> SubmissionError:
+    return SubmissionError(f"importing {name} stopped the worker: {why}", "remove top-level code that exits or crashes")
+
+
+def missing_name(lab, name: str) -> SubmissionError:
+    return SubmissionError(
+        f"the code under test does not define {name}",
+        f"lab {lab.id} needs these names at the top level of your file: {', '.join(lab.public)}",
+    )
+
+
+# -- a test ran too long, or its process stopped --------------------------------------------
+def test_timeout_message(limit_s: float | str, running: str = "") -> str:
+    """A test stopped at its time limit; ``running`` names what it was doing, if known."""
+    stuck = f"; it was running {running}" if running else ""
+    return f"timeout: the test ran longer than its limit of {float(limit_s):g} s{stuck}"
+
+
+def run_out_of_time(seconds: float) -> str:
+    return f"not run: the lab's tests used up their time limit of {seconds:g} s"
+
+
+def test_process_died(status: int) -> str:
+    why = f"killed by signal {-status}" if status < 0 else f"exit status {status}"
+    return f"crashed: the test process died ({why}) while this test was running"
+
+
+def tests_out_of_time(seconds: float) -> str:
+    return f"timeout: the lab's tests did not finish within {seconds:.0f} s"
+
+
+# -- a test's exception ---------------------------------------------------------------------
+def clip(text: str) -> str:
+    text = text.strip()
+    return text if len(text) <= MESSAGE_LIMIT else text[: MESSAGE_LIMIT - 3] + "..."
+
+
+def where(exc: BaseException, code_files: set[str]) -> str:
+    """'starter.py:42 in backward' for the innermost frame of the code under test, if any."""
+    remote = getattr(exc, "labkit_where", None)
+    if remote is not None:  # raised behind the wall: the worker located it
+        return remote
+    found = None
+    for frame in traceback.extract_tb(exc.__traceback__):
+        if frame.filename in code_files:
+            found = frame
+    if found is None:
+        return ""
+    return f"{Path(found.filename).name}:{found.lineno} in {found.name}"
+
+
+PYTEST_TIMEOUT = "Timeout (>"  # how pytest-timeout's failure starts: "Timeout (>10.0s) from pytest-timeout."
+
+
+def classify(exc: BaseException, static_hint: str, code_files: set[str] = frozenset()) -> dict:
+    """The verdict of a graded test that raised ``exc``; ``code_files`` are the code under test's."""
+    import pytest  # loaded already wherever a test ran
+
+    from grader.testing.checks import LabCheckFailure
+
+    if isinstance(exc, LabCheckFailure):
+        return verdict("failed", clip(exc.message), exc.hint or static_hint)
+    if isinstance(exc, SubmissionError):
+        return verdict("error", clip(exc.message), exc.hint)
+    if isinstance(exc, WorkerFailure):
+        return verdict(exc.outcome, clip(exc.message), exc.hint or static_hint)
+    located = where(exc, code_files)
+    at = f" ({located})" if located else ""
+    text = str(exc)
+    if isinstance(exc, pytest.fail.Exception) and text.startswith(PYTEST_TIMEOUT):
+        limit = text[len(PYTEST_TIMEOUT) :].split("s)")[0]
+        return verdict("timeout", test_timeout_message(limit, located), LOOP_HINT)
+    if isinstance(exc, NotImplementedError):
+        return verdict("failed", clip(f"not implemented yet: {exc}{at}"), static_hint)
+    if isinstance(exc, AssertionError):
+        return verdict("failed", clip(text or "assertion failed"), static_hint)
+    return verdict("error", clip(f"{type(exc).__name__}: {exc}{at}"), static_hint)
