@@ -100,7 +100,7 @@ def bench_batch(repeat: int, size: int = 200, sizes: tuple[int, ...] = SCALING_S
     grades the honest submissions (trusted code only) in the batch's chunks. Every prefix
     of the class has the same mix of kinds (generate_class cycles it every 10 students).
     """
-    from grader.batch.run import MAX_CHUNK
+    from grader.batch.jobs import MAX_CHUNK
     from grader.grading import runner
     from grader.implementation import Implementation
 

@@ -8,7 +8,7 @@ belongs here under the same rule.
 IMPL_ENV = "IMPL"  # mine, ref or a submission's path: the code under test (plain `pytest` reads it too)
 ISOLATION_ENV = "LABKIT_ISOLATION"  # "in-process" (default) or "worker": behind the wall
 LAB_ENV = "LABKIT_LAB"  # the lab a pytest session grades (its worker can start before collection)
-LIMITS_ENV = "LABKIT_LIMITS"  # JSON object overriding every lab's [limits], e.g. for fast red-team runs
+LIMITS_ENV = "LABKIT_LIMITS"  # JSON object: the lab's [limits] as the grader decided them (lab.toml, then --limit)
 PARENT_ENV = "LABKIT_PARENT_PID"  # the grader process: the session dies with it
 PROGRESS_ENV = "LABKIT_PROGRESS"  # the file the session streams its progress to
 QUEUE_ENV = "LABKIT_QUEUE"  # a JSON file listing the submissions one pytest session grades in turn

@@ -2,15 +2,11 @@
 
 from __future__ import annotations
 
-import json
-import os
 import re
 import sys
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-
-from grader.env import LIMITS_ENV
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -99,22 +95,9 @@ def _load(folder: Path) -> Lab:
         tasks=tuple(Task(t["id"], t["title"]) for t in meta["tasks"]),
         starter_sources=tuple(starter.get("sources", ())),
         starter_docstring=starter.get("docstring", ""),
-        limits={**meta.get("limits", {}), **_limit_overrides()},
+        limits=dict(meta.get("limits", {})),
         helpers=tuple(meta.get("helpers", ())),
     )
-
-
-def _limit_overrides() -> dict:
-    raw = os.environ.get(LIMITS_ENV)
-    if not raw:
-        return {}
-    try:
-        overrides = json.loads(raw)
-    except json.JSONDecodeError:
-        raise LabError(f"{LIMITS_ENV} must be a JSON object, e.g. '{{\"test_seconds\": 5}}'") from None
-    if not isinstance(overrides, dict) or not all(isinstance(v, (int, float)) for v in overrides.values()):
-        raise LabError(f"{LIMITS_ENV} must map limit names to numbers")
-    return overrides
 
 
 @cache

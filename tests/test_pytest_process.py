@@ -18,16 +18,16 @@ from grader.implementation import Implementation
 def spawned(monkeypatch):
     """Every process pytest_process starts, in order."""
     started = []
-    spawn = pytest_process._spawn
+    spawn = pytest_process.spawn
 
     def counting(env):
         proc = spawn(env)
         started.append(proc)
         return proc
 
-    monkeypatch.setattr(pytest_process, "_spawn", counting)
+    monkeypatch.setattr(pytest_process, "spawn", counting)
     yield started
-    pytest_process._spare = None  # a test that failed half-way leaves no spare to the next
+    pytest_process.discard_spare()  # a test that failed half-way leaves no spare to the next
 
 
 def _reference_run(lab_id="lesson1_3"):

@@ -1,7 +1,7 @@
 """Instructor batch grading: a whole class behind the wall, resumable, shardable, with a class report.
 
 ``run_batch`` finds the students (inputs), records the ones that cannot be graded, grades
-the rest in parallel (run), and writes the gradebook and summary (outputs, gradebook).
+the rest in parallel (jobs), and writes the gradebook and summary (outputs, gradebook).
 ``merge`` combines the folders of several shards into one.
 """
 
@@ -16,8 +16,8 @@ from pathlib import Path
 
 from grader import atomic
 from grader.batch.inputs import Entry, InputError, discover
+from grader.batch.jobs import Shard, grade_entries
 from grader.batch.outputs import OutputError, Outputs
-from grader.batch.run import Shard, grade_entries
 from grader.grading import runner, scratch
 from grader.labs import Lab
 

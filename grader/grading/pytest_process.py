@@ -41,7 +41,8 @@ def base_env() -> dict[str, str]:
     return env
 
 
-def _spawn(env: dict[str, str]) -> subprocess.Popen:
+def spawn(env: dict[str, str]) -> subprocess.Popen:
+    """A new pytest process, waiting for its orders on stdin."""
     return subprocess.Popen(
         [sys.executable, "-m", "grader.harness.main"],
         cwd=KIT_ROOT,
@@ -62,7 +63,16 @@ def prestart() -> None:
     with _spare_lock:
         if _spare is None:
             env = base_env()
-            _spare = (_spawn(env), env)
+            _spare = (spawn(env), env)
+
+
+def discard_spare() -> None:
+    """Let the spare go, if there is one: it reads the end of its orders' pipe and leaves."""
+    global _spare
+    with _spare_lock:
+        spare, _spare = _spare, None
+    if spare is not None:
+        spare[0].stdin.close()
 
 
 def _split(env: dict[str, str]) -> tuple[dict[str, str], dict[str, str]]:
@@ -102,6 +112,6 @@ def start(args: list[str], env: dict[str, str], output: os.PathLike) -> subproce
     spare = _take_spare(early)
     if spare is not None and _send(spare, orders):
         return spare
-    proc = _spawn(early)  # no spare, or it died while starting
+    proc = spawn(early)  # no spare, or it died while starting
     _send(proc, orders)  # if even a fresh one dies at once, the runner reports it as crashed
     return proc

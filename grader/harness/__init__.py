@@ -1,0 +1,7 @@
+"""The trusted pytest process: where a lab's tests run, and what they see of the code under test.
+
+``main`` is the process itself (started ahead of its orders by grader.grading.pytest_process);
+``plugin`` holds the pytest hooks: points, verdicts, the progress stream, a queue of
+submissions; ``state`` is the session's orders and state, read once; ``handles`` is the
+seam a test file holds as ``lab``, answered by ``loader`` in-process or by the wall.
+"""
