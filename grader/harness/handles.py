@@ -112,7 +112,7 @@ class RemoteLab(LabHandle):
         if self._box is None or not self._box.alive:
             if self._box is not None:
                 self._box.close()
-            self._box = sandbox.start(self.lab, self._limits())
+            self._box = sandbox.start(self.lab, self._limits(), chosen=self.session.sandbox_level)
         return self._box
 
     def select(self, path: Path) -> None:

@@ -36,7 +36,6 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from grader.env import SANDBOX_LEVEL_ENV
 from grader.grading import scratch as scratch_folders
 from grader.labs import KIT_ROOT
 from grader.wall import bubblewrap, syscalls, uids
@@ -103,13 +102,9 @@ class Limits:
 
 
 def level(requested: str | None = None) -> str:
-    """The sandbox level to grade at, or SandboxUnavailable with the fix.
-
-    A grading process is told the level its grader chose (SANDBOX_LEVEL_ENV, never taken from
-    the grader's own environment) and does not probe the machine again."""
-    decided = os.environ.get(SANDBOX_LEVEL_ENV)
-    if requested is None and decided in LEVELS:
-        return decided
+    """The sandbox level to grade at (``requested``, else LABKIT_SANDBOX's, else the best this
+    machine allows), or SandboxUnavailable with the fix. The grader decides it once per run
+    and passes it down (grader.env.SANDBOX_LEVEL_ENV), so a grading process does not probe."""
     requested = (requested or os.environ.get(SANDBOX_ENV) or "auto").strip()
     if requested not in ("auto", *LEVELS):
         raise SandboxUnavailable(f"{SANDBOX_ENV} must be auto, {', '.join(LEVELS)}; not {requested!r}")
@@ -301,13 +296,17 @@ class Sandbox:
             self.uid_claim.release()  # only now: no process of this uid is left
 
 
-def start(lab, limits: Limits, *, module_name: str = "submission", python_guards: bool = True) -> Sandbox:
+def start(
+    lab, limits: Limits, *, chosen: str | None = None, module_name: str = "submission", python_guards: bool = True
+) -> Sandbox:
     """Start a sandbox's zygote; ``Sandbox.load`` gives it a submission (a batch job's, one after another).
+
+    ``chosen`` is the level the grader decided (see ``level``); None decides it here.
 
     ``python_guards=False`` leaves out the worker's import allow-list and audit hook: the
     kit's own tests use it to show that the kernel alone holds every attack.
     """
-    chosen = level()
+    chosen = chosen if chosen in LEVELS else level()
     as_root = os.geteuid() == 0
     owned = scratch_folders.Folder("wall")
     claim = None
