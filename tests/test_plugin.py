@@ -1,0 +1,315 @@
+"""The pytest plugin (grader.harness.plugin) run on small test files with pytester, as the grader runs
+it: the collected list in the progress stream (ids, tasks, points), each graded test's verdict
+(passed, a failed assert, NotImplementedError with its location, a setup error, a skip),
+``finished`` at the end; a lab's test_lab.py with an unmarked test is a usage error; with
+pytest-json-report each graded test's entry carries metadata.labkit. Also the session's orders
+(grader.harness.state.Session.from_environment) read from every variable of grader.env.
+
+Each pytester run is a fresh `python -m pytest` (about half a second): the plugin's session
+state is per process, and this process's own session must not be disturbed. Like the grader's
+runner, the runs turn off entry-point autoloading and name the plugin with -p; one test checks
+that a plain `pytest` loads it through the ``labkit`` entry point instead.
+"""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from grader import env, labs
+from grader.harness.state import Session
+from grader.progress import ProgressReader
+
+pytest_plugins = ["pytester"]
+
+PLUGIN = ("-p", "grader.harness.plugin")
+
+UNITS = """
+import pytest
+
+from grader.testing import graded
+from engine import backward
+
+
+@pytest.fixture
+def broken():
+    raise RuntimeError("setup broke")
+
+
+@graded(task="t", points=2)
+def test_passes():
+    assert 1 + 1 == 2
+
+
+@graded(task="t", points=2)
+def test_fails_an_assert():
+    assert 1 == 2, "one is not two"
+
+
+@graded(task="u", points=1.5, hint="write backward first")
+def test_not_implemented():
+    backward()
+
+
+@graded(task="u", points=1)
+def test_skipped():
+    pytest.skip("needs a GPU")
+
+
+@pytest.mark.skipif(True, reason="never here")
+@graded(task="u", points=1)
+def test_skipped_by_marker():
+    pass
+
+
+@graded(task="u", points=0.5)
+def test_setup_error(broken):
+    pass
+
+
+@graded(task="v", points=0.25)
+@pytest.mark.parametrize("x", [1, 2], ids=["one", "two"])
+def test_param(x):
+    assert x == 1, f"x is {x}"
+
+
+def test_not_graded():
+    pass
+"""
+
+ENGINE = """\
+def backward():
+    raise NotImplementedError("Task 2 - implement backward")
+"""
+
+
+@pytest.fixture
+def orders(monkeypatch, pytester):
+    """A clean environment with none of the grader's orders but a progress stream; returns its path."""
+    for name in env.RUN_ENV:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+    progress = pytester.path / "progress.jsonl"
+    monkeypatch.setenv(env.PROGRESS_ENV, str(progress))
+    return progress
+
+
+def test_the_progress_stream_of_a_run(pytester, monkeypatch, orders):
+    pytester.makepyfile(test_units=UNITS, engine=ENGINE)
+    monkeypatch.setenv(env.IMPL_ENV, str(pytester.path / "engine.py"))  # engine.py is the code under test
+    result = pytester.runpytest_subprocess(*PLUGIN, "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=3, failed=3, skipped=2, errors=1)
+
+    reader = ProgressReader(orders).poll()
+    assert reader.collected == [
+        {"id": "test_passes", "nodeid": "test_units.py::test_passes", "task": "t", "points": 2},
+        {"id": "test_fails_an_assert", "nodeid": "test_units.py::test_fails_an_assert", "task": "t", "points": 2},
+        {"id": "test_not_implemented", "nodeid": "test_units.py::test_not_implemented", "task": "u", "points": 1.5},
+        {"id": "test_skipped", "nodeid": "test_units.py::test_skipped", "task": "u", "points": 1},
+        {"id": "test_skipped_by_marker", "nodeid": "test_units.py::test_skipped_by_marker", "task": "u", "points": 1},
+        {"id": "test_setup_error", "nodeid": "test_units.py::test_setup_error", "task": "u", "points": 0.5},
+        {"id": "test_param[one]", "nodeid": "test_units.py::test_param[one]", "task": "v", "points": 0.25},
+        {"id": "test_param[two]", "nodeid": "test_units.py::test_param[two]", "task": "v", "points": 0.25},
+    ]  # the unmarked test outside a lab's test_lab.py is not graded
+    verdicts = {i: (r["outcome"], r["message"], r["hint"]) for i, r in reader.part.results.items()}
+    assert verdicts == {
+        "test_passes": ("passed", "", ""),
+        "test_fails_an_assert": ("failed", "one is not two\nassert 1 == 2", ""),
+        "test_not_implemented": (
+            "failed",
+            "not implemented yet: Task 2 - implement backward (engine.py:2 in backward)",
+            "write backward first",
+        ),
+        "test_skipped": ("not_run", "skipped", ""),
+        "test_skipped_by_marker": ("not_run", "skipped", ""),
+        "test_setup_error": ("error", "RuntimeError: setup broke", ""),
+        "test_param[one]": ("passed", "", ""),
+        "test_param[two]": ("failed", "x is 2\nassert 2 == 1", ""),
+    }
+    assert all(isinstance(r["duration_s"], float) and 0 <= r["duration_s"] < 5 for r in reader.part.results.values())
+    assert reader.part.started == [t["id"] for t in reader.collected[:6]] + ["test_param[one]", "test_param[two]"] + [
+        "test_not_graded"  # every test says it started; only graded ones have a result
+    ]
+    assert reader.finished is True
+    assert reader.running == "test_not_graded"
+    # the grader words its own verdicts: pytest's report shows one line, not a traceback
+    result.stdout.fnmatch_lines(["*AssertionError: one is not two*"])
+    result.stdout.no_fnmatch_line("*def test_fails_an_assert*")
+
+
+def test_a_run_that_does_not_finish_says_so(pytester, orders):
+    pytester.makepyfile(
+        test_units="""
+        import os
+        from grader.testing import graded
+
+        @graded(task="t", points=1)
+        def test_first():
+            pass
+
+        @graded(task="t", points=1)
+        def test_exits():
+            os._exit(3)
+        """
+    )
+    result = pytester.runpytest_subprocess(*PLUGIN)
+    assert result.ret == 3
+    reader = ProgressReader(orders).poll()
+    assert [t["id"] for t in reader.collected] == ["test_first", "test_exits"]
+    assert list(reader.part.results) == ["test_first"]
+    assert (reader.finished, reader.running) == (False, "test_exits")
+
+
+def test_a_lab_test_without_a_graded_marker_is_a_usage_error(pytester, orders):
+    pytester.makepyfile(
+        test_lab="""
+        from grader.testing import graded
+
+        @graded(task="t", points=1)
+        def test_counted():
+            pass
+
+        def test_forgotten():
+            pass
+        """
+    )
+    result = pytester.runpytest_subprocess(*PLUGIN)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        ["ERROR: test_lab.py::test_forgotten has no @graded(task, points) marker: every lab test counts"]
+    )
+    assert ProgressReader(orders).poll().collected is None  # the grader gets no list to score
+
+
+def test_json_report_carries_each_graded_verdict(pytester, orders):
+    pytester.makepyfile(
+        test_units="""
+        from grader.testing import graded
+
+        @graded(task="t", points=2)
+        def test_passes():
+            pass
+
+        @graded(task="u", points=0.5, hint="check the sign")
+        def test_fails():
+            assert False, "wrong sign"
+
+        def test_plain():
+            pass
+        """
+    )
+    report = pytester.path / "report.json"
+    result = pytester.runpytest_subprocess(
+        *PLUGIN, "-p", "pytest_jsonreport.plugin", "--json-report", f"--json-report-file={report}"
+    )
+    result.assert_outcomes(passed=2, failed=1)
+    entries = {t["nodeid"]: t for t in json.loads(report.read_text())["tests"]}
+    assert entries["test_units.py::test_passes"]["metadata"] == {
+        "labkit": {"task": "t", "points": 2, "verdict": {"outcome": "passed", "message": "", "hint": ""}}
+    }
+    assert entries["test_units.py::test_fails"]["metadata"] == {
+        "labkit": {
+            "task": "u",
+            "points": 0.5,
+            "verdict": {"outcome": "failed", "message": "wrong sign\nassert False", "hint": "check the sign"},
+        }
+    }
+    assert "labkit" not in entries["test_units.py::test_plain"].get("metadata", {})
+    assert ProgressReader(orders).poll().finished  # the stream is written all the same
+
+
+def test_plain_pytest_loads_the_plugin_through_its_entry_point(pytester, monkeypatch, orders):
+    monkeypatch.delenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD")
+    pytester.makepyfile(
+        test_units="""
+        from grader.testing import graded
+
+        @graded(task="t", points=3)
+        def test_passes():
+            pass
+        """
+    )
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")  # no -p for the plugin: `labkit` loads it
+    result.assert_outcomes(passed=1)
+    reader = ProgressReader(orders).poll()
+    assert reader.collected == [{"id": "test_passes", "nodeid": "test_units.py::test_passes", "task": "t", "points": 3}]
+    assert reader.part.results["test_passes"]["outcome"] == "passed" and reader.finished
+
+
+# -- the session's orders ------------------------------------------------------------------
+@pytest.fixture
+def no_orders(monkeypatch):
+    for name in env.RUN_ENV:
+        monkeypatch.delenv(name, raising=False)
+    return monkeypatch
+
+
+def test_without_orders_the_session_grades_mine_in_process(no_orders):
+    session = Session.from_environment()
+    assert (session.impl, session.isolation, session.lab_id, session.limits) == ("mine", "in-process", None, None)
+    assert (session.sandbox_level, session.queue, session.progress, session.parent) == (None, None, None, None)
+    assert session.behind_the_wall is False
+    assert (session.handles, session.selected, session.wall) == ([], None, None)
+
+
+def test_the_session_reads_every_order(no_orders, tmp_path):
+    orders = {
+        env.IMPL_ENV: str(tmp_path / "alice.py"),
+        env.ISOLATION_ENV: "worker",
+        env.LAB_ENV: "ch06",
+        env.LIMITS_ENV: '{"test_seconds": 2, "memory_mb": 512}',
+        env.PARENT_ENV: "4242",
+        env.PROGRESS_ENV: str(tmp_path / "progress.jsonl"),
+        env.QUEUE_ENV: str(tmp_path / "queue.json"),
+        env.SANDBOX_LEVEL_ENV: "kernel",
+    }
+    assert set(orders) == env.RUN_ENV  # a new variable of grader.env needs a line here
+    for name, value in orders.items():
+        no_orders.setenv(name, value)
+    session = Session.from_environment()
+    assert session.impl == str(tmp_path / "alice.py")
+    assert session.isolation == "worker" and session.behind_the_wall is True
+    assert session.lab_id == "ch06"
+    assert session.limits == {"test_seconds": 2, "memory_mb": 512}
+    assert session.parent == 4242
+    assert session.progress == tmp_path / "progress.jsonl"
+    assert session.queue == tmp_path / "queue.json"
+    assert session.sandbox_level == "kernel"
+    assert session.code_under_test_files() == {str((tmp_path / "alice.py").resolve())}
+
+
+@pytest.mark.parametrize("name", sorted(env.RUN_ENV - {env.IMPL_ENV, env.ISOLATION_ENV}))
+def test_an_empty_order_is_no_order(no_orders, name):
+    no_orders.setenv(name, "")
+    assert Session.from_environment() == Session()
+
+
+def test_empty_impl_and_isolation_mean_the_defaults(no_orders):
+    no_orders.setenv(env.IMPL_ENV, "")
+    no_orders.setenv(env.ISOLATION_ENV, "")
+    assert (Session.from_environment().impl, Session.from_environment().isolation) == ("mine", "in-process")
+
+
+def test_the_ordered_limits_apply_to_the_runs_lab_only(no_orders):
+    other = labs.get("lesson1_3")  # cached before the orders: what lab.toml says
+    no_orders.setenv(env.LAB_ENV, "ch06")
+    no_orders.setenv(env.LIMITS_ENV, '{"test_seconds": 2}')
+    session = Session.from_environment()
+    ch06 = session.lab("ch06")
+    assert ch06.limits == {"test_seconds": 2}  # the grader's decision, whole: not merged again with lab.toml
+    assert ch06.id == "ch06" and ch06.public == labs.get("ch06").public
+    assert session.lab("lesson1_3") is other
+    assert session.lab("06").limits == {"test_seconds": 2}  # the run's lab by any of its names
+    no_orders.delenv(env.LIMITS_ENV)
+    assert Session.from_environment().lab("ch06") is labs.get("ch06")
+
+
+def test_which_files_are_the_code_under_test(no_orders):
+    mine = Session(impl="mine").code_under_test_files()
+    assert {str(labs.get("ch06").starter), str(labs.get("lesson1_3").starter)} <= mine
+    assert {Path(p).name for p in mine} == {"starter.py"}  # every lab's starter, nothing else
+    reference = Session(impl="ref").code_under_test_files()
+    assert str(labs.REFERENCE_DIR / "ch06" / "tensor.py") in reference
+    assert all(Path(p).suffix == ".py" and Path(p).is_relative_to(labs.REFERENCE_DIR) for p in reference)
+    queued = Session(impl="ref", selected=Path("/q/../q/bob.py"))
+    assert queued.code_under_test_files() == {"/q/bob.py"}  # a queue's current submission, whatever IMPL says
