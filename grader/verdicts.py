@@ -118,9 +118,10 @@ def tests_out_of_time(seconds: float) -> str:
 
 
 # -- a test's exception ---------------------------------------------------------------------
-def clip(text: str) -> str:
-    text = text.strip()
-    return text if len(text) <= MESSAGE_LIMIT else text[: MESSAGE_LIMIT - 3] + "..."
+def clip(text: str, tail: str = "") -> str:
+    """``text`` + ``tail`` in at most MESSAGE_LIMIT characters: ``text`` is cut, the tail (a location) kept."""
+    text, room = text.strip(), MESSAGE_LIMIT - len(tail)
+    return (text if len(text) <= room else text[: room - 3] + "...") + tail
 
 
 def where(exc: BaseException, code_files: set[str]) -> str:
@@ -157,9 +158,14 @@ def classify(exc: BaseException, static_hint: str, code_files: set[str] = frozen
     text = str(exc)
     if isinstance(exc, pytest.fail.Exception) and text.startswith(PYTEST_TIMEOUT):
         limit = text[len(PYTEST_TIMEOUT) :].split("s)")[0]
-        return verdict("timeout", test_timeout_message(limit, located), LOOP_HINT)
+        try:
+            return verdict("timeout", test_timeout_message(float(limit), located), LOOP_HINT)
+        except ValueError:  # not pytest-timeout's: a test's own pytest.fail
+            pass
     if isinstance(exc, NotImplementedError):
-        return verdict("failed", clip(f"not implemented yet: {exc}{at}"), static_hint)
+        return verdict("failed", clip(f"not implemented yet{': ' if text else ''}{text}", at), static_hint)
     if isinstance(exc, AssertionError):
         return verdict("failed", clip(text or "assertion failed"), static_hint)
-    return verdict("error", clip(f"{type(exc).__name__}: {exc}{at}"), static_hint)
+    # Behind the wall the exception is a stand-in of a built-in type: it carries its own type's name.
+    name = getattr(exc, "labkit_type", None) or type(exc).__name__
+    return verdict("error", clip(f"{name}: {text}", at), static_hint)

@@ -10,6 +10,7 @@ import importlib
 import importlib.util
 import itertools
 import sys
+from pathlib import Path
 
 from grader import labs, verdicts
 from grader.implementation import Implementation
@@ -18,17 +19,17 @@ from grader.verdicts import SubmissionError
 _load_counter = itertools.count()
 
 
-def describe_import_failure(exc: BaseException, name: str) -> SubmissionError:
-    """The verdict for a file called ``name`` whose import raised ``exc``."""
-    if isinstance(exc, SyntaxError):
-        return verdicts.syntax_error(name, exc.lineno, exc.msg)
+def describe_import_failure(exc: BaseException, path: Path) -> SubmissionError:
+    """The verdict for the file at ``path``, whose import raised ``exc``."""
+    if isinstance(exc, SyntaxError) and exc.filename == str(path):
+        return verdicts.syntax_error(path.name, exc.lineno, exc.msg)
     line = None
     tb = exc.__traceback__
-    while tb is not None:  # the last frame of the file itself
-        if tb.tb_frame.f_code.co_filename.endswith(name):
+    while tb is not None:  # the last frame of the file itself (not a library's of the same name)
+        if tb.tb_frame.f_code.co_filename == str(path):
             line = tb.tb_lineno
         tb = tb.tb_next
-    return verdicts.import_failed(name, type(exc).__name__, line, str(exc))
+    return verdicts.import_failed(path.name, type(exc).__name__, line, str(exc))
 
 
 def load(lab: labs.Lab, impl: Implementation):
@@ -50,5 +51,5 @@ def load(lab: labs.Lab, impl: Implementation):
         sys.modules.pop(module_name, None)
         if isinstance(exc, KeyboardInterrupt):
             raise
-        raise describe_import_failure(exc, path.name) from None
+        raise describe_import_failure(exc, path) from None
     return module

@@ -6,6 +6,8 @@ import textwrap
 
 import click
 
+from grader.report.text import for_terminal
+
 OUTCOME_STYLE = {
     "passed": ("passed", "green"),
     "failed": ("FAILED", "red"),
@@ -22,7 +24,10 @@ def _points(x) -> str:
 
 
 def render(report: dict, *, color: bool, show_passed: bool = True) -> str:
-    """The report as lines of text: a header, one block per task, a row per test, a total."""
+    """The report as lines of text: a header, one block per task, a row per test, a total.
+
+    What the code under test chose (its file's name, its messages, the flags' quotes) is shown
+    with its control characters escaped: an escape sequence must not hide or rewrite the table."""
 
     def style(text, fg=None, bold=False):
         return click.style(text, fg=fg, bold=bold) if color else text
@@ -30,7 +35,7 @@ def render(report: dict, *, color: bool, show_passed: bool = True) -> str:
     impl = report["implementation"]
     lines = [
         style(f"{report['lab']}: {report['lab_title']}", bold=True),
-        f"code under test: {impl['name']} ({report['isolation']['mode']})",
+        f"code under test: {for_terminal(impl['name'])} ({report['isolation']['mode']})",
         "",
     ]
     name_width = min(64, max((len(t["id"]) for t in report["tests"]), default=10))
@@ -51,7 +56,7 @@ def render(report: dict, *, color: bool, show_passed: bool = True) -> str:
                     lines.append("      (same message as above)")
                     continue
                 previous = said
-                for label, text in (("", test["message"]), ("hint: ", test["hint"])):
+                for label, text in (("", for_terminal(test["message"])), ("hint: ", for_terminal(test["hint"]))):
                     if text:
                         wrapped = textwrap.wrap(
                             label + text, WIDTH - 6, initial_indent="      ", subsequent_indent="        "
@@ -63,5 +68,5 @@ def render(report: dict, *, color: bool, show_passed: bool = True) -> str:
     total = f"Total: {_points(report['score'])}/{_points(report['max_score'])}  ({summary})"
     lines.append(style(total, fg="green" if report["all_passed"] else "red", bold=True))
     for flag in report.get("flags", []):
-        lines.append(style(f"flag: {flag.get('message', flag)}", fg="yellow"))
+        lines.append(style(f"flag: {for_terminal(flag.get('message', flag))}", fg="yellow"))
     return "\n".join(lines)

@@ -7,6 +7,9 @@ import re
 
 # Characters XML 1.0 forbids (C0 controls but tab/newline/return, lone surrogates, U+FFFE/U+FFFF).
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+# What a terminal would obey rather than show: every C0 and C1 control but newline and tab
+# (escape sequences, carriage returns, bells) and the marks that reorder a line's text.
+_NOT_FOR_A_TERMINAL = re.compile("[\x00-\x08\x0e-\x1f\x7f-\x9f\r\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 # Markdown punctuation that would otherwise start emphasis, links, HTML, code or a table cell.
 _MARKDOWN = re.compile(r"([\\`*_\[\]<>|~&])")
 
@@ -23,6 +26,17 @@ def as_text(value) -> str:
 def visible(value) -> str:
     """Text with the control characters XML 1.0 cannot carry (and a database may refuse) shown as escapes: \\x00."""
     return _NOT_XML.sub(lambda m: f"\\x{ord(m.group()):02x}", as_text(value))
+
+
+def for_terminal(value) -> str:
+    """Text a terminal shows as it is: controls and direction marks written as escapes (\\x1b, \\u202e)."""
+
+    def escape(match):
+        code = ord(match.group())
+        return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+    text = as_text(value).replace("\r\n", "\n").replace("\x0b", " ").replace("\x0c", " ")
+    return _NOT_FOR_A_TERMINAL.sub(escape, text)
 
 
 def markdown(value, *, cell: bool = False) -> str:
