@@ -34,9 +34,10 @@ BENCH_HOSTILE = [
 def generate_class(folder: Path, size: int, lab_id: str = "ch06") -> dict[str, str]:
     """A class of ``size`` submissions like a real one: correct, partly done, buggy, hostile.
 
-    Returns student -> kind. Built from the kit's own test material (mutants, the
-    red team, independent correct files), so it needs the instructor's copy of the kit.
+    Returns student -> kind. Built from the lab's instructor material (labs/<id>/instructor/:
+    mutants, the red team, independent correct files), so it needs the instructor's copy of the kit.
     """
+    from tests import instructor
     from tests.hostile.catalogue import HOSTILE
     from tests.mutation import apply, catalogue, reference_source
 
@@ -44,7 +45,7 @@ def generate_class(folder: Path, size: int, lab_id: str = "ch06") -> dict[str, s
     reference = reference_source(lab_id)
     pristine = lab.starter.read_text(encoding="utf-8")
     hostile = [h for h in HOSTILE if h.lab == lab_id and h.file in BENCH_HOSTILE]
-    honest = sorted((labs.KIT_ROOT / "tests" / "submissions" / lab_id).glob("*.py"))
+    honest = instructor.submissions(lab_id)
     pool = [("buggy", apply(reference, m)) for m in catalogue(lab_id)]
     correct = [reference, *(p.read_text(encoding="utf-8") for p in honest)]  # the reference and engines written apart
     pool += [("correct", text) for text in correct[1:]]

@@ -16,6 +16,15 @@ else:  # pragma: no cover - Python 3.10
 KIT_ROOT = Path(__file__).resolve().parent.parent
 LABS_DIR = KIT_ROOT / "labs"
 REFERENCE_DIR = KIT_ROOT / "reference"
+# A lab's folder for the instructor only (its mutants, figures' tests, correct and hostile submissions):
+# not in the student edition, not in the manifest of files a student must not change.
+INSTRUCTOR = "instructor"
+
+
+def is_instructor_file(relpath: str) -> bool:
+    """Whether ``relpath`` (POSIX, relative to the kit) is in a lab's instructor folder, labs/<id>/instructor/."""
+    parts = relpath.split("/")
+    return len(parts) > 3 and parts[0] == "labs" and parts[2] == INSTRUCTOR
 
 
 class LabError(Exception):
@@ -40,6 +49,7 @@ class Lab:
     starter_docstring: str = ""
     limits: dict = field(default_factory=dict)
     helpers: tuple[str, ...] = ()  # files of the lab folder whose loops may run in the worker
+    summary: str = ""  # what the student builds, in one line (the README's table of labs)
 
     @property
     def tests(self) -> Path:
@@ -52,6 +62,10 @@ class Lab:
     @property
     def handout(self) -> Path:
         return self.folder / "README.md"
+
+    @property
+    def instructor(self) -> Path:
+        return self.folder / INSTRUCTOR
 
     @property
     def reference_package(self) -> str:
@@ -97,6 +111,7 @@ def _load(folder: Path) -> Lab:
         starter_docstring=starter.get("docstring", ""),
         limits=dict(meta.get("limits", {})),
         helpers=tuple(meta.get("helpers", ())),
+        summary=meta.get("summary", ""),
     )
 
 

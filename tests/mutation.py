@@ -1,5 +1,7 @@
 """Mutants: realistic student bugs, written as small edits of a lab's reference.
 
+Each lab's catalogue is ``MUTANTS`` in ``labs/<id>/instructor/mutants.py`` (tests/instructor.py).
+
 Each mutant edits the one-file form of the reference (grader.kit.starters.assemble with
 strip=False) inside one named function, and records which lab tests must catch it.
 """
@@ -7,12 +9,12 @@ strip=False) inside one named function, and records which lab tests must catch i
 from __future__ import annotations
 
 import ast
-import importlib
 import re
 from dataclasses import dataclass, field
 
 from grader import labs
 from grader.kit import starters
+from tests import instructor
 
 
 @dataclass(frozen=True)
@@ -61,7 +63,8 @@ def reference_source(lab_id: str) -> str:
 
 def solution_lines(min_length: int = 1) -> set[str]:
     """Lines inside the reference's solution regions that no other file of the kit shows (handouts,
-    lab tests, grader): what a copy of the kit without the reference must not contain."""
+    lab tests, grader; not the labs' instructor folders, whose mutants and submissions are the
+    solution): what a copy of the kit without the reference must not contain."""
     inside, elsewhere = set(), set()
     for path in labs.REFERENCE_DIR.rglob("*.py"):
         in_region = False
@@ -71,10 +74,12 @@ def solution_lines(min_length: int = 1) -> set[str]:
             else:
                 (inside if in_region else elsewhere).add(line.strip())
     for path in [*labs.KIT_ROOT.glob("labs/**/*"), *labs.KIT_ROOT.glob("grader/**/*.py")]:
-        if path.is_file() and path.name != "starter.py":
+        instructors = labs.is_instructor_file(path.relative_to(labs.KIT_ROOT).as_posix())
+        if path.is_file() and path.name != "starter.py" and not instructors:
             elsewhere |= {line.strip() for line in path.read_text(errors="replace").splitlines()}
     return {line for line in inside - elsewhere if len(line) >= min_length and not line.startswith("#")}
 
 
 def catalogue(lab_id: str) -> list[Mutant]:
-    return importlib.import_module(f"tests.mutants.{lab_id}").MUTANTS
+    """The lab's mutants (labs/<id>/instructor/mutants.py); MissingMaterial naming that file if it has none."""
+    return instructor.mutants(lab_id)

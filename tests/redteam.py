@@ -14,9 +14,9 @@ from pathlib import Path
 from grader import labs
 from grader.grading import grade
 from grader.implementation import Implementation
+from tests import instructor
 from tests.mutation import apply, catalogue, reference_source
 
-HOSTILE_DIR = Path(__file__).parent / "hostile"
 # Small limits keep the suite fast; every limit is still exercised. 5 s leaves the honest
 # reference's slowest test (a 20,000-node chain, about 1 s) room on a loaded 2-core machine.
 SMALL_LIMITS = {
@@ -35,6 +35,9 @@ MARKER_PREFIX = "/tmp/labkit-redteam-"  # hostile files try to leave files with 
 class Hostile:
     """One hostile file and what its report must say.
 
+    ``file`` is in the lab's ``instructor/hostile/`` folder, whose ``__init__.py`` lists the lab's
+    entries; ``lab`` is set when the catalogue collects them (tests/hostile/catalogue.py).
+
     ``base``: "reference" appends the file to the lab's honest one-file reference (so the
     honest operations around the attack must still be graded); "starter" to the untouched
     starter (an attack that forges work); "mutant:NAME" to the reference with that catalogued
@@ -42,7 +45,7 @@ class Hostile:
     """
 
     file: str
-    lab: str = "ch06"
+    lab: str = ""  # the lab whose catalogue holds the entry
     base: str | None = "reference"
     outcomes: dict = field(default_factory=dict)  # test id -> outcome it must have
     others: str | None = None  # the outcome every other test must have (None: not checked)
@@ -60,7 +63,7 @@ class Hostile:
         return f"{self.lab}-{Path(self.file).stem}" + "".join(f"-{value}" for _, value in self.fill)
 
     def source(self) -> str:
-        attack = (HOSTILE_DIR / self.lab / self.file).read_text(encoding="utf-8")
+        attack = (instructor.hostile_folder(self.lab) / self.file).read_text(encoding="utf-8")
         for key, value in self.fill:
             attack = attack.replace(f"@{key}@", value)
         if self.base == "starter":

@@ -122,6 +122,8 @@ def test_a_students_own_work_is_not_a_finding(checkout):
 def test_the_manifest_does_not_list_itself_or_the_students_files(checkout):
     files = manifest.load_manifest(checkout / manifest.MANIFEST_RELPATH)["files"]
     assert manifest.MANIFEST_RELPATH not in files and "labs/ch06/starter.py" not in files
+    # Nor the labs' instructor folders, which a student's copy does not have.
+    assert not [f for f in manifest.build_manifest(KIT_ROOT)["files"] if "/instructor/" in f]
     assert {"labs/ch06/test_lab.py", "labs/ch06/lab.toml", "labs/ch06/xor_mlp.py", "Makefile", ".ci/run"} <= set(files)
     assert list(files) == sorted(files)
 
@@ -229,6 +231,13 @@ def test_edition_holds_no_reference_solution(student_edition):
     for relpath in files:
         lines = {line.strip() for line in (root / relpath).read_text(errors="replace").splitlines()}
         assert not lines & secret, f"{relpath} holds reference solution lines: {sorted(lines & secret)[:3]}"
+
+
+def test_edition_holds_no_instructor_folder_and_no_benchmarks(student_edition):
+    root, files = student_edition
+    assert list(KIT_ROOT.glob("labs/*/instructor/mutants.py")) and (KIT_ROOT / "bench").is_dir()  # to leave out
+    assert not list(root.glob("labs/*/instructor")) and not (root / "bench").exists()
+    assert not [f for f in files if f.startswith("bench/") or "/instructor/" in f]
 
 
 def test_edition_readme_commands_work(student_edition):

@@ -1,17 +1,16 @@
 """Each lab's tests are strong: the reference gets full marks, the pristine starter fails every test
-with a message saying what to implement, and independently written correct submissions get full marks."""
-
-from pathlib import Path
+with a message saying what to implement, and independently written correct submissions (each lab's
+labs/<id>/instructor/submissions/correct_*.py) get full marks."""
 
 import pytest
 
 from grader import labs
+from tests import instructor
 from tests.grading import failing, grade
 from tests.mutation import reference_source
 
 LAB_IDS = list(labs.discover())
-SUBMISSIONS = Path(__file__).parent / "submissions"
-CORRECT = sorted(SUBMISSIONS.glob("*/correct_*.py"))
+CORRECT = [(lab_id, path) for lab_id in LAB_IDS for path in instructor.submissions(lab_id)]
 
 
 @pytest.mark.parametrize("lab_id", LAB_IDS)
@@ -34,10 +33,10 @@ def test_pristine_starter_fails_every_test_saying_what_to_implement(lab_id):
 
 
 @pytest.mark.parametrize("isolation", ["in-process", "worker"])
-@pytest.mark.parametrize("path", CORRECT, ids=[f"{p.parent.name}-{p.stem}" for p in CORRECT])
-def test_independent_correct_submission_gets_full_marks(path, isolation):
+@pytest.mark.parametrize(("lab_id", "path"), CORRECT, ids=[f"{lab_id}-{p.stem}" for lab_id, p in CORRECT])
+def test_independent_correct_submission_gets_full_marks(lab_id, path, isolation):
     """In both modes: every test passed, so the same outcome test by test."""
-    document = grade(path.parent.name, path, isolation)
+    document = grade(lab_id, path, isolation)
     assert not failing(document), {k: v["message"] for k, v in failing(document).items()}
 
 

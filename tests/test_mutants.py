@@ -1,6 +1,9 @@
 """Every realistic student bug in the catalogue loses points, and exactly the recorded tests catch it,
 in-process and behind the wall alike: test by test the same outcome in both modes.
 
+Every discovered lab must have a catalogue (labs/<id>/instructor/mutants.py): a lab without one
+fails test_catalogue_names_are_unique_and_tests_exist, whose message names the file to write.
+
 Mutants are graded in chunks, one pytest session per chunk and mode (grader.grading.runner.run_many).
 Each chunk is a test class, and `make test` distributes whole classes to its xdist workers
 (--dist loadscope), so each chunk is graded once, by one worker, in both modes.
@@ -14,6 +17,7 @@ import pytest
 from grader import labs
 from grader.grading import runner
 from grader.implementation import Implementation
+from tests.instructor import MissingMaterial
 from tests.mutation import apply, catalogue, reference_source
 
 CHUNKS = 12  # per lab: short chunks pack well onto the xdist workers
@@ -24,7 +28,11 @@ MUTANT_LIMITS = {"test_seconds": 10, "call_seconds": 10, "cpu_seconds": 10}
 
 
 def _members(lab_id: str, index: int) -> list:
-    return [m for i, m in enumerate(catalogue(lab_id)) if i % CHUNKS == index]
+    try:
+        mutants = catalogue(lab_id)
+    except MissingMaterial:  # test_catalogue_names_are_unique_and_tests_exist fails, saying what to write
+        mutants = []
+    return [m for i, m in enumerate(mutants) if i % CHUNKS == index]
 
 
 @functools.cache
@@ -89,8 +97,14 @@ for _lab_id in labs.discover():
 
 @pytest.mark.parametrize("lab_id", list(labs.discover()))
 def test_catalogue_names_are_unique_and_tests_exist(lab_id):
-    names = [m.name for m in catalogue(lab_id)]
+    try:
+        mutants, missing = catalogue(lab_id), None
+    except MissingMaterial as exc:
+        mutants, missing = [], str(exc)
+    if missing:
+        pytest.fail(missing, pytrace=False)
+    names = [m.name for m in mutants]
     assert len(names) == len(set(names))
     known = {t["id"] for t in runner.collect(labs.get(lab_id))}
-    for mutant in catalogue(lab_id):
+    for mutant in mutants:
         assert mutant.caught_by <= known, f"{mutant.name} records unknown tests {sorted(mutant.caught_by - known)}"

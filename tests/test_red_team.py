@@ -1,4 +1,5 @@
-"""The red team: hostile and broken submissions behind the wall (see tests/hostile/catalogue.py).
+"""The red team: hostile and broken submissions behind the wall (see tests/hostile/catalogue.py, which
+collects every discovered lab's entries from its labs/<id>/instructor/hostile/).
 
 The entries of a lab are graded in chunks, one pytest session per chunk (as an instructor's
 batch would grade them; each chunk is a test class, which `make test` gives to one xdist

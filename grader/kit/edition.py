@@ -2,8 +2,9 @@
 
 The edition holds what a student needs to do and grade the labs (handouts, starters, the
 labs' tests and helpers, the grader, the build files and CI) and nothing that gives the
-solution away: no ``reference/``, no kit tests (they grade the reference and its mutants),
-and a guard refuses to export a starter holding a line only the reference's solution has.
+solution away: no ``reference/``, no kit tests (they grade the reference and its mutants), no
+lab's ``instructor/`` folder (its mutants are the reference with one bug each), no benchmarks
+(``bench/``), and a guard refuses to export a starter holding a line only the reference's solution has.
 The few files that name the reference or the kit's tests are edited with checked text
 edits, which fail loudly when the text they expect is gone, rather than ship an edition
 that does not install or whose README lies. The edition gets its own manifest, of its own
@@ -18,6 +19,7 @@ from pathlib import Path
 
 from grader.kit.manifest import MANIFEST_RELPATH, write_manifest
 from grader.kit.starters import BEGIN, END
+from grader.labs import is_instructor_file
 
 TOP_LEVEL_FILES = ("Makefile", "README.md", "pyproject.toml", "LICENSE", ".gitignore")
 FOLDERS = ("labs", "grader", ".ci", ".github")
@@ -46,7 +48,8 @@ CHECK_FILES = "check that the kit's files are as shipped"
 
 def student_makefile(text: str) -> str:
     """`make test` checks the kit's files instead of running the kit's own tests, which stay with the instructor."""
-    text = _checked_sub(text, r"^\t\$\(BIN\)/python -m pytest .*\btests$", "\t$(BIN)/grader verify", "Makefile")
+    # The kit's tests and the labs' instructor folders: `make test` names both.
+    text = _checked_sub(text, r"^\t\$\(BIN\)/python -m pytest .*\btests\b.*$", "\t$(BIN)/grader verify", "Makefile")
     text = _checked_sub(text, r"run the kit's own tests", CHECK_FILES, "Makefile")  # `make help`
     # The benchmarks use the reference and the kit's tests: they stay with the instructor.
     text = _checked_sub(text, r"^\t@echo \"make bench .*\n", "", "Makefile")
@@ -95,7 +98,9 @@ def exported_files(root: Path) -> list[str]:
     for folder in FOLDERS:
         for path in sorted((root / folder).rglob("*")):
             relpath = path.relative_to(root).as_posix()
-            if path.is_file() and "__pycache__" not in path.parts and relpath not in NOT_EXPORTED:
+            if not path.is_file() or "__pycache__" in path.parts or relpath in NOT_EXPORTED:
+                continue
+            if not is_instructor_file(relpath):  # the mutants, figures' tests, correct and hostile submissions
                 relpaths.append(relpath)
     return relpaths
 

@@ -6,7 +6,10 @@ sha256 of each of those files as shipped; ``verify`` names every one that change
 missing or was replaced by a symlink, and every file that was added where it would change
 how the tests run or what Python imports (a conftest.py, a pytest.ini, a .pth, a module
 shadowing numpy, a new file in the grader, ...). A student's own work, ``labs/<id>/starter.py``,
-and their notes are never findings.
+and their notes are never findings. A lab's ``instructor/`` folder (its mutants, figures' tests,
+correct and hostile submissions) is not listed either: the student edition does not ship it, so a
+manifest that listed it would find it missing from every student's checkout, and grading never
+reads it.
 
 The check is only as trustworthy as the manifest and the verifier that read it: run from
 the student's checkout, it catches accidental edits; to be proof against deliberate ones,
@@ -21,6 +24,8 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+
+from grader.labs import is_instructor_file
 
 SCHEMA = "labkit.manifest/1"
 MANIFEST_RELPATH = "grader/MANIFEST.json"  # inside grader/, so it cannot list its own hash
@@ -89,6 +94,8 @@ def is_protected(relpath: str) -> bool:
     if relpath == MANIFEST_RELPATH:
         return False
     if parts[0] == "labs":
+        if is_instructor_file(relpath):  # not in the student edition: a student's copy has none of it
+            return False
         # The lab's tests, metadata, package files and helpers; not the starter, handouts or notes.
         is_lab_code = path.suffix == ".py" and not (len(parts) == 3 and path.name == "starter.py")
         return is_lab_code or (len(parts) == 3 and path.name == "lab.toml")

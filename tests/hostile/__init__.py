@@ -1,1 +1,2 @@
-"""Hostile and broken submissions (one file each) and the reports they must produce: see catalogue.py."""
+"""The red team's catalogue of every lab's hostile and broken submissions: see catalogue.py (the files
+and their entries live in each lab's instructor/hostile/ folder)."""

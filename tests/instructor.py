@@ -1,0 +1,89 @@
+"""Where the kit's tests find a lab's instructor-only material: ``labs/<id>/instructor/``.
+
+A lab is its folder. Besides what a student sees, it holds an ``instructor`` package that the
+student edition does not ship (grader.kit.edition):
+
+    mutants.py             MUTANTS: the catalogue of realistic student bugs (tests/mutation.py); every lab has one
+    test_figures.py        the reference reproduces the figures the lab's seed document prints (run by `make test`)
+    submissions/*.py       correct submissions written independently of the reference (correct_*.py)
+    hostile/__init__.py    HOSTILE: the lab's entries in the red team's catalogue (tests/hostile/catalogue.py)
+    hostile/*.py           the hostile and broken submissions those entries grade
+
+Every path and module name of that material is spelled here, and only here.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+from pathlib import Path
+
+from grader import labs
+
+MUTANTS = "mutants.py"
+SUBMISSIONS = "submissions"
+HOSTILE = "hostile"
+
+
+class MissingMaterial(LookupError):
+    """A lab lacks instructor material the kit's tests require: the message names the file to write."""
+
+
+def _lab(lab: str | labs.Lab) -> labs.Lab:
+    return lab if isinstance(lab, labs.Lab) else labs.get(lab)
+
+
+def folder(lab: str | labs.Lab) -> Path:
+    """``labs/<id>/instructor/``, whether it exists or not."""
+    return _lab(lab).instructor
+
+
+def relpath(path: Path) -> str:
+    """``path`` relative to the kit, as a message shows it."""
+    try:
+        return path.relative_to(labs.KIT_ROOT).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def _module(lab: labs.Lab, name: str):
+    """``labs.<folder>.instructor.<name>``, imported."""
+    return importlib.import_module(f"labs.{lab.folder.name}.{labs.INSTRUCTOR}.{name}")
+
+
+def mutants(lab: str | labs.Lab) -> list:
+    """The lab's mutant catalogue (``MUTANTS`` of ``instructor/mutants.py``); MissingMaterial if it has none."""
+    lab = _lab(lab)
+    path = folder(lab) / MUTANTS
+    if not path.is_file():
+        raise MissingMaterial(
+            f"lab {lab.id} has no mutant catalogue: write {relpath(path)} defining MUTANTS, a list of "
+            "tests.mutation.Mutant (realistic student bugs as edits of the reference, each with the lab tests "
+            f"that catch it; see labs/ch06/instructor/{MUTANTS}), and {relpath(folder(lab) / '__init__.py')} "
+            "(a docstring saying what the folder holds) if the folder is new"
+        )
+    return _module(lab, MUTANTS.removesuffix(".py")).MUTANTS
+
+
+def submissions(lab: str | labs.Lab) -> list[Path]:
+    """The lab's independently written correct submissions (``instructor/submissions/correct_*.py``), sorted."""
+    return sorted((folder(lab) / SUBMISSIONS).glob("correct_*.py"))
+
+
+def hostile_folder(lab: str | labs.Lab) -> Path:
+    """Where the lab's hostile files are (``instructor/hostile/``)."""
+    return folder(lab) / HOSTILE
+
+
+def hostile(lab: str | labs.Lab) -> list:
+    """The lab's red-team entries (``HOSTILE`` of ``instructor/hostile/__init__.py``), each with its lab set;
+    none for a lab without one."""
+    lab = _lab(lab)
+    if not (hostile_folder(lab) / "__init__.py").is_file():
+        return []
+    entries = []
+    for entry in _module(lab, HOSTILE).HOSTILE:
+        if entry.lab not in ("", lab.id):
+            raise ValueError(f"{relpath(hostile_folder(lab))}: entry {entry.file} names another lab, {entry.lab}")
+        entries.append(dataclasses.replace(entry, lab=lab.id))
+    return entries
