@@ -14,8 +14,8 @@ from grader.cli import main
 from grader.grading import grade
 from grader.implementation import Implementation
 from grader.report import exports, schema
+from tests.handmade import report, test_row
 
-OUTCOMES = ("passed", "failed", "error", "timeout", "crashed", "not_run")
 GRADESCOPE_VISIBILITY = {"visible", "hidden", "after_due_date", "after_published"}
 WEIRD = 'expected <tag a="1"> & "b" ]]> got \x00\x1b[31m | pipe\nline two\r\nline three'
 WEIRD_HINT = "use `x | y` & <z>"
@@ -34,69 +34,18 @@ def starter():
     return grade.grade(lab, Implementation.parse("mine", lab))
 
 
-def _test(id, task, outcome, points, max_points, message="", hint=""):
-    return {
-        "id": id,
-        "task": task,
-        "outcome": outcome,
-        "points": points,
-        "max_points": max_points,
-        "duration_s": 0.012345,
-        "message": message,
-        "hint": hint,
-    }
-
-
-def handmade(tests, flags=()):
-    """A report shaped as build_report writes it (the schema test below holds it to that)."""
-    tasks = list(dict.fromkeys(t["task"] for t in tests))
-    score = round(sum(t["points"] for t in tests), 6)
-    max_score = round(sum(t["max_points"] for t in tests), 6)
-    counts = {o: sum(t["outcome"] == o for t in tests) for o in OUTCOMES}
-    return {
-        "schema": "labkit.report/1",
-        "lab": "ch06",
-        "lab_title": "Odd <lab> & | title",
-        "impl": "submission",
-        "implementation": {"kind": "submission", "name": "alice.py", "sha256": "0" * 64},
-        "isolation": {"mode": "worker", "protections": ["network namespace: no network", "PID namespace"]},
-        "score": score,
-        "max_score": max_score,
-        "all_passed": counts["passed"] == len(tests),
-        "counts": counts,
-        "tasks": [
-            {
-                "id": task,
-                "title": f"Task {task}",
-                "score": round(sum(t["points"] for t in tests if t["task"] == task), 6),
-                "max_score": round(sum(t["max_points"] for t in tests if t["task"] == task), 6),
-                "passed": sum(t["outcome"] == "passed" for t in tests if t["task"] == task),
-                "tests": sum(t["task"] == task for t in tests),
-            }
-            for task in tasks
-        ],
-        "tests": tests,
-        "flags": list(flags),
-        "kit": {"version": "0.1.0", "tests_sha256": "f" * 64},
-        "python": "3.11.7",
-        "numpy": "2.0.0",
-        "created": "2026-01-01T00:00:00Z",
-        "duration_s": 1.5,
-    }
-
-
 @pytest.fixture
 def every_outcome():
-    return handmade(
+    return report(
         [
-            _test("test_passes", "a", "passed", 0.25, 0.25),
-            _test("test_fraction", "a", "passed", 1.5, 1.5),
-            _test("test_fails", "a", "failed", 0, 0.333333, WEIRD, WEIRD_HINT),
-            _test("test_errors", "b", "error", 0, 1, "ZeroDivisionError: division by zero\n  at line 3"),
-            _test("test_hangs", "b", "timeout", 0, 2, "timeout: the test ran longer than its limit of 1 s"),
-            _test("test_dies", "b", "crashed", 0, 1, "crashed: the test process died (signal 9)"),
-            _test("test_never", "b", "not_run", 0, 1, "not run: the lab's tests used up their time limit of 5 s"),
-            _test(ODD_ID, "b", "failed", 0, 0.5, WEIRD, WEIRD_HINT),
+            test_row("test_passes", "a", "passed", 0.25, 0.25),
+            test_row("test_fraction", "a", "passed", 1.5, 1.5),
+            test_row("test_fails", "a", "failed", 0, 0.333333, WEIRD, WEIRD_HINT),
+            test_row("test_errors", "b", "error", 0, 1, "ZeroDivisionError: division by zero\n  at line 3"),
+            test_row("test_hangs", "b", "timeout", 0, 2, "timeout: the test ran longer than its limit of 1 s"),
+            test_row("test_dies", "b", "crashed", 0, 1, "crashed: the test process died (signal 9)"),
+            test_row("test_never", "b", "not_run", 0, 1, "not run: the lab's tests used up their time limit of 5 s"),
+            test_row(ODD_ID, "b", "failed", 0, 0.5, WEIRD, WEIRD_HINT),
         ],
         flags=[
             {"code": "disallowed-import", "line": 3, "message": "imports os, which this lab does not allow"},
@@ -107,7 +56,7 @@ def every_outcome():
 
 @pytest.fixture
 def no_tests():
-    return handmade([])
+    return report([])
 
 
 @pytest.fixture(params=["ref", "starter", "every_outcome", "no_tests"])
