@@ -121,6 +121,18 @@ def remote_type_name(x) -> str:
     return type(x).__name__
 
 
+# A proxy's own fields have underscored names so that none hides an attribute of the object it
+# stands for; the trusted side reads them through these functions.
 def channel_of(x):
     """The channel of the test that ``x`` lives in, if it is a proxy (None otherwise)."""
     return object.__getattribute__(x, "_labkit_channel") if isinstance(x, RemoteObject) else None
+
+
+def handle_of(x: RemoteObject) -> int:
+    """The worker's handle of the object ``x`` stands for."""
+    return object.__getattribute__(x, "_labkit_handle")
+
+
+def type_of(x: RemoteObject | None) -> str:
+    """The name of the type of the object ``x`` stands for ("" for no object)."""
+    return object.__getattribute__(x, "_labkit_type") if x is not None else ""

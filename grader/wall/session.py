@@ -30,7 +30,7 @@ import numpy as np
 from grader import verdicts
 from grader.verdicts import SubmissionError, WorkerCrashed, WorkerFailure, WorkerTimeout
 from grader.wall import codec, sandbox
-from grader.wall.proxy import RemoteMethod, RemoteObject, channel_of
+from grader.wall.proxy import RemoteMethod, RemoteObject, channel_of, handle_of, type_of
 
 PIPE_SIZE = 1 << 20
 SPARES = 1  # children forked ahead, for the test after one that did not end cleanly
@@ -179,7 +179,7 @@ class Channel:
     def _handle_of(self, x: RemoteObject) -> int:
         if channel_of(x) is not self:
             raise TypeError("an object from an earlier test cannot be used in this one")
-        return x._labkit_handle
+        return handle_of(x)
 
     def _encode_handle(self, x):
         if isinstance(x, RemoteObject):
@@ -240,11 +240,7 @@ class Channel:
             message["sync"] = False
             self.unsynced += 1
             self._queue(message)
-            return (
-                RemoteObject(self, hid, target._labkit_type if target is not None else "?")
-                if result == "object"
-                else None
-            )
+            return RemoteObject(self, hid, type_of(target) or "?") if result == "object" else None
         self._queue(message)
         self._flush()
         self.unsynced = 0  # the worker runs requests in order: this reply comes after all of them
@@ -320,7 +316,7 @@ class Channel:
 
     def call(self, target, name: str | None, args: tuple, kwargs: dict):
         """Call ``target`` (name None) or its method ``name``; waits unless this call is known to return an object."""
-        key = (target._labkit_type, name)
+        key = (type_of(target), name)
         learned = self.session.learned.get(key)
         result = learned if learned is not None and learned != "value" else "value"
         op = "call" if name is None else "method"
@@ -332,7 +328,7 @@ class Channel:
         return reply
 
     def get_attribute(self, owner: RemoteObject, name: str):
-        key = ("attribute", owner._labkit_type, name)
+        key = ("attribute", type_of(owner), name)
         if self.session.learned.get(key) == "method":
             return RemoteMethod(owner, name)
         value = _attribute(owner, name, self.request("getattr", owner, name=name))
@@ -449,7 +445,7 @@ def _copy_into(original, value) -> bool:
 
 def _describe(op: str, target, name) -> str:
     """The request a child was running, in words, for timeout and crash messages."""
-    type_name = target._labkit_type if target is not None else ""
+    type_name = type_of(target)
     if op == "method":
         return f"{type_name}.{name}()"
     if op == "call":
