@@ -152,6 +152,16 @@ def test_the_shipped_manifest_is_current():
     assert result.exit_code == 0, result.output
 
 
+def test_the_fingerprint_tells_two_kits_of_one_version_apart(checkout):
+    before = manifest.fingerprint(checkout)
+    assert len(before) == 64 and before == manifest.fingerprint(checkout)
+    append(checkout, "grader/verdicts.py")  # a change to the grader the version number does not show
+    manifest.write_manifest(checkout, checkout / manifest.MANIFEST_RELPATH)
+    assert manifest.fingerprint(checkout) not in ("", before)
+    (checkout / manifest.MANIFEST_RELPATH).unlink()
+    assert manifest.fingerprint(checkout) == ""
+
+
 def test_manifest_check_names_stale_files_and_manifest_rewrites_them(checkout, monkeypatch):
     monkeypatch.setattr(cli_integrity, "KIT_ROOT", checkout)
     append(checkout, "labs/ch06/lab.toml")

@@ -18,6 +18,7 @@ from pathlib import Path
 from grader import __version__, atomic
 from grader.batch import gradebook
 from grader.batch.inputs import Entry
+from grader.kit import manifest
 
 RECORD_SCHEMA = "labkit.batch-record/1"
 
@@ -26,12 +27,18 @@ class OutputError(Exception):
     """The output folder cannot be used as asked (another lab's batch, or not a batch at all)."""
 
 
+def kit_identity(tests_sha256: str) -> dict:
+    """The kit that grades: its version, the lab's tests, and its manifest (the version alone
+    stays the same across many changes to the grader)."""
+    return {"version": __version__, "tests_sha256": tests_sha256, "manifest_sha256": manifest.fingerprint()}
+
+
 class Outputs:
     def __init__(self, root: Path, lab_id: str, max_score: float, tests_sha256: str):
         self.root = root
         self.lab_id = lab_id
         self.max_score = max_score
-        self.kit = {"version": __version__, "tests_sha256": tests_sha256}
+        self.kit = kit_identity(tests_sha256)
 
     # -- the folder ------------------------------------------------------------------------
 

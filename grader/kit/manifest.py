@@ -25,7 +25,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from grader.labs import is_instructor_file
+from grader.labs import KIT_ROOT, is_instructor_file
 
 SCHEMA = "labkit.manifest/1"
 MANIFEST_RELPATH = "grader/MANIFEST.json"  # inside grader/, so it cannot list its own hash
@@ -176,6 +176,15 @@ def load_manifest(path: Path) -> dict:
     if not isinstance(files, dict) or manifest.get("schema") != SCHEMA:
         raise ManifestError(f"{path} is not a {SCHEMA} manifest")
     return manifest
+
+
+def fingerprint(root: Path = KIT_ROOT) -> str:
+    """The sha256 of the kit's own manifest: every protected file's hash in one, so that two kits under
+    one version number tell apart (a batch records it); "" for a copy of the kit without a manifest."""
+    try:
+        return hashlib.sha256((Path(root) / MANIFEST_RELPATH).read_bytes()).hexdigest()
+    except OSError:
+        return ""
 
 
 def _unchanged(root: Path, relpath: str, sha256: str) -> bool:
