@@ -191,6 +191,16 @@ def test_a_killed_batch_resumes_without_regrading_what_was_done(tmp_path):
     proc.wait()
     done = {p.name: p.stat().st_mtime_ns for p in (out / "records").glob("*.json")}
     assert 1 <= len(done) < 4
+    # Killed, the folder still says what it is, and a merge will not pass it for the class.
+    about = json.loads((out / "batch.json").read_text())
+    assert about["shard"] == {"index": 1, "count": 1}
+    assert [(s["student"], s["status"]) for s in about["roster"]] == [(f"s{i}", "ok") for i in range(1, 5)]
+    merged = CliRunner().invoke(main, ["merge", str(out), "--lab", LAB, "--out", str(tmp_path / "merged")])
+    lost = 4 - len(done)
+    assert merged.exit_code == 1 and merged.output.splitlines() == [
+        f"grader: error: shard 1/1 in {out} is unfinished: {lost} of its 4 students {'has' if lost == 1 else 'have'} "
+        "no record; finish it with grader batch --resume, or merge with --partial"
+    ]
     time.sleep(1)
     assert not [p for p in tree if _alive(p)], "the killed batch left processes running"
     assert not leftover_processes()
@@ -228,7 +238,4 @@ def test_shards_merge_into_the_single_runs_gradebook(graded_class, tmp_path):
     combined = json.loads((merged / "summary.json").read_text())
     assert combined == single
     assert sorted(p.name for p in (merged / "reports").iterdir()) == sorted(p.name for p in (out / "reports").iterdir())
-    again = CliRunner().invoke(
-        main, ["merge", str(parts[0]), str(parts[0]), "--lab", LAB, "--out", str(tmp_path / "m2")]
-    )
-    assert again.exit_code == 2 and "in both" in again.output
+    # The refusals: tests/test_batch_shards.py

@@ -1,27 +1,29 @@
 """Instructor batch grading: a whole class behind the wall, resumable, shardable, with a class report.
 
-``run_batch`` finds the students (inputs), records the ones that cannot be graded, grades
-the rest in parallel (jobs), and writes the gradebook and summary (outputs, gradebook).
-``merge`` combines the folders of several shards into one.
+``run_batch`` finds the students (inputs), says what its folder holds (shards), records the
+ones that cannot be graded, grades the rest in parallel (jobs), and writes the gradebook and
+summary (outputs, gradebook). ``merge`` combines the folders of every shard into one, or
+refuses (shards.plan).
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from grader import atomic
+from grader.batch import outputs, shards
 from grader.batch.inputs import Entry, InputError, discover
-from grader.batch.jobs import Shard, grade_entries
+from grader.batch.jobs import grade_entries
 from grader.batch.outputs import OutputError, Outputs
+from grader.batch.shards import Shard, ShardError
 from grader.grading import runner, scratch
 from grader.labs import Lab
 
-__all__ = ["BatchResult", "InputError", "OutputError", "Shard", "merge", "run_batch"]
+__all__ = ["BatchResult", "InputError", "OutputError", "Shard", "ShardError", "merge", "run_batch"]
 
 
 @dataclass
@@ -30,6 +32,10 @@ class BatchResult:
     graded_now: int
     skipped: int  # up to date from an earlier run (--resume)
     summary: dict
+
+
+def _tests_sha256(lab: Lab) -> str:
+    return hashlib.sha256(lab.tests.read_bytes()).hexdigest()
 
 
 def _max_score(lab: Lab) -> float:
@@ -50,12 +56,13 @@ def run_batch(
 ) -> BatchResult:
     """Grade every student in ``inputs`` into ``out_dir``; ``on_done`` hears of each student as it is recorded."""
     jobs = jobs or os.cpu_count() or 1
-    out = Outputs(out_dir, lab.id, _max_score(lab), hashlib.sha256(lab.tests.read_bytes()).hexdigest())
+    shard = shard or shards.WHOLE
+    out = Outputs(out_dir, lab.id, _max_score(lab), _tests_sha256(lab))
     with scratch.temporary("batch") as unpacked:
         entries = discover(inputs, lab.id, unpacked)
-        if shard is not None:
-            entries = shard.select(entries)
-        out.open(resume=resume)
+        # The whole roster, before anyone is graded: a shard killed at any time still says what it is.
+        out.open(resume=resume, about=shards.describe(lab.id, out.kit, shard, entries))
+        entries = shard.select(entries)
         out.forget_others({e.key for e in entries})
         on_start(len(entries))
         to_grade, skipped = [], 0
@@ -68,27 +75,28 @@ def run_batch(
             else:
                 to_grade.append(entry)
         grade_entries(lab, to_grade, out, jobs=min(jobs, max(len(to_grade), 1)), on_done=on_done)
-    summary = out.write_class_files(lab.title)
+    summary = out.write_class_files(lab.title, shards.coverage(shard.count, [shard.index]))
     return BatchResult(len(entries), len(to_grade), skipped, summary)
 
 
-def merge(lab: Lab, shard_dirs: list[Path], out_dir: Path) -> dict:
-    """One gradebook and summary from the folders of several shards (each a ``grader batch --shard`` output)."""
-    out = Outputs(out_dir, lab.id, _max_score(lab), hashlib.sha256(lab.tests.read_bytes()).hexdigest())
-    out.open(resume=False)
-    seen: dict[str, Path] = {}
-    for folder in shard_dirs:
-        meta = folder / "batch.json"
-        if not meta.is_file():
-            raise OutputError(f"{folder} is not a batch folder (no batch.json)")
-        if json.loads(meta.read_text(encoding="utf-8")).get("lab") != lab.id:
-            raise OutputError(f"{folder} holds a batch of another lab")
-        for record_path in sorted((folder / "records").glob("*.json")):
-            if record_path.stem in seen:
-                raise OutputError(f"student {record_path.stem} is in both {seen[record_path.stem]} and {folder}")
-            seen[record_path.stem] = folder
-            record = json.loads(record_path.read_text(encoding="utf-8"))
-            if record.get("report"):
-                atomic.write_text(out.report_path(record_path.stem), (folder / record["report"]).read_text("utf-8"))
-            atomic.write_text(out.record_path(record_path.stem), record_path.read_text("utf-8"))
-    return out.write_class_files(lab.title)
+def merge(lab: Lab, shard_dirs: list[Path], out_dir: Path, *, partial: bool = False) -> dict:
+    """One gradebook and summary from the folders of every shard (each a ``grader batch --shard`` output).
+
+    ShardError, before anything is written, unless the folders are every shard of one class
+    graded by this kit; with ``partial``, missing and unfinished shards' students are listed
+    with a status saying so (shards.SHARD_MISSING, shards.SHARD_UNFINISHED).
+    """
+    found = [shards.Folder(folder, *outputs.read_folder(folder)) for folder in shard_dirs]
+    plan = shards.plan(found, lab.id, outputs.kit_identity(_tests_sha256(lab)), partial=partial)
+    out = Outputs(out_dir, lab.id, _max_score(lab), _tests_sha256(lab))
+    out.open(resume=False, about=plan.about)
+    for row in plan.rows:
+        key = row.student["key"]
+        if row.record is None:
+            entry = Entry(row.student["student"], row.status, row.reason, sha256=row.student["sha256"])
+            out.save_status(entry, row.status, row.reason)
+            continue
+        if row.record.get("report"):
+            atomic.write_text(out.report_path(key), (row.folder.path / row.record["report"]).read_text("utf-8"))
+        atomic.write_json(out.record_path(key), row.record)
+    return out.write_class_files(lab.title, plan.coverage)

@@ -143,8 +143,13 @@ def _per_task(reports: list[dict]) -> list[dict]:
     ]
 
 
-def summary(lab_id: str, lab_title: str, max_score: float, records: list[dict], reports: list[dict]) -> dict:
-    """The class at a glance: statuses, the score distribution, and what the class missed."""
+def summary(
+    lab_id: str, lab_title: str, max_score: float, records: list[dict], reports: list[dict], shards: dict | None = None
+) -> dict:
+    """The class at a glance: statuses, the score distribution, and what the class missed.
+
+    ``shards`` (grader.batch.shards.coverage) says which shards it holds when it is not the whole class.
+    """
     graded = [r for r in records if r["status"] == "graded"]
     return {
         "schema": "labkit.batch-summary/1",
@@ -152,6 +157,7 @@ def summary(lab_id: str, lab_title: str, max_score: float, records: list[dict], 
         "lab_title": lab_title,
         "max_score": max_score,
         "students": len(records),
+        **({"shards": shards} if shards else {}),
         "statuses": dict(sorted(Counter(r["status"] for r in records).items())),
         "distribution": _distribution([r["score"] for r in graded], max_score),
         "tasks": _per_task(reports),
@@ -169,12 +175,24 @@ def summary(lab_id: str, lab_title: str, max_score: float, records: list[dict], 
     }
 
 
+def _not_the_whole_class(shards: dict) -> str:
+    def told(indices: list[int], state: str) -> str:
+        names = ", ".join(f"{i}/{shards['count']}" for i in indices)
+        return f"shard {names} is {state}" if len(indices) == 1 else f"shards {names} are {state}"
+
+    parts = [told(shards["present"], "here")]
+    parts += [told(shards[state], state) for state in ("missing", "unfinished") if shards[state]]
+    return f"**Not the whole class**: {'; '.join(parts)}."
+
+
 def summary_markdown(doc: dict, *, hardest: int = 10) -> str:
     """summary.json for a person: what an instructor reads first."""
     dist = doc["distribution"]
     lines = [f"# {doc['lab']}: {doc['lab_title']}", ""]
     statuses = ", ".join(f"{n} {s}" for s, n in doc["statuses"].items())
     lines += [f"{doc['students']} students: {statuses}.", ""]
+    if doc.get("shards"):
+        lines += [_not_the_whole_class(doc["shards"]), ""]
     if dist["count"]:
         q1, q2, q3 = dist["quartiles_percent"]
         lines += [

@@ -15,7 +15,6 @@ import queue
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from grader.batch import outputs
 from grader.batch.inputs import Entry
@@ -24,25 +23,6 @@ from grader.implementation import Implementation
 from grader.labs import Lab
 
 MAX_CHUNK = 40  # pytest starts once per chunk (about a second): long chunks; the last ones shrink to balance the jobs
-
-
-@dataclass(frozen=True)
-class Shard:
-    index: int  # 1-based, like a job array's task number
-    count: int
-
-    @classmethod
-    def parse(cls, text: str) -> Shard:
-        index, _, count = text.partition("/")
-        shard = cls(int(index), int(count))
-        if not 1 <= shard.index <= shard.count:
-            raise ValueError(f"shard {text}: want I/N with 1 <= I <= N")
-        return shard
-
-    def select(self, entries: list[Entry]) -> list[Entry]:
-        """A deterministic 1/N of the students: every N-th in id order, so shards are balanced."""
-        ordered = sorted(entries, key=lambda e: e.student)
-        return ordered[self.index - 1 :: self.count]
 
 
 def _chunk_size(left: int, jobs: int) -> int:

@@ -1,6 +1,7 @@
 """A batch's output folder: one record per student, one report per graded student, the class files.
 
-    DIR/batch.json           which lab and kit wrote this folder (a resume must match it)
+    DIR/batch.json           what the folder is: lab, kit, shard I/N, the inputs' roster (grader.batch.shards),
+                             written before anyone is graded, so a killed batch still says it
     DIR/records/<id>.json    the student's status, score, hash, flags (written last, atomically)
     DIR/reports/<id>.json    the canonical report of a graded student
     DIR/grades.csv           the gradebook
@@ -33,6 +34,27 @@ def kit_identity(tests_sha256: str) -> dict:
     return {"version": __version__, "tests_sha256": tests_sha256, "manifest_sha256": manifest.fingerprint()}
 
 
+def read_folder(root: Path) -> tuple[dict, dict[str, dict]]:
+    """A batch folder's ``batch.json`` and its records by key (a graded one only with its report)."""
+    try:
+        about = json.loads((root / "batch.json").read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise OutputError(f"{root} is not a batch folder (no batch.json)") from None
+    except (OSError, ValueError) as exc:
+        raise OutputError(f"{root}/batch.json cannot be read: {exc}") from None
+    records = {}
+    for path in sorted((root / "records").glob("*.json")):
+        record = json.loads(path.read_text(encoding="utf-8"))
+        if record.get("status") != "graded" or (root / str(record.get("report"))).is_file():
+            records[path.stem] = record
+    return about, records
+
+
+def _shard_words(about: dict) -> str:
+    shard = about.get("shard") or {"index": 1, "count": 1}
+    return f"{shard['index']}/{shard['count']}"
+
+
 class Outputs:
     def __init__(self, root: Path, lab_id: str, max_score: float, tests_sha256: str):
         self.root = root
@@ -42,8 +64,9 @@ class Outputs:
 
     # -- the folder ------------------------------------------------------------------------
 
-    def open(self, *, resume: bool) -> None:
-        """Claim the folder: new or empty, or (with resume) one this lab's batch wrote."""
+    def open(self, *, resume: bool, about: dict) -> None:
+        """Claim the folder (new or empty, or with resume one this lab's batch of the same shard wrote),
+        and write ``about``, its ``batch.json`` (grader.batch.shards.describe)."""
         meta_path = self.root / "batch.json"
         if meta_path.exists():
             meta = json.loads(meta_path.read_text(encoding="utf-8"))
@@ -53,9 +76,14 @@ class Outputs:
                 raise OutputError(
                     f"{self.root} already holds a batch: add --resume to continue it, or choose another --out"
                 )
+            if meta.get("shard") and _shard_words(meta) != _shard_words(about):  # an older kit's folder says none
+                raise OutputError(
+                    f"{self.root} holds shard {_shard_words(meta)}, not {_shard_words(about)}: "
+                    f"resume it with --shard {_shard_words(meta)}, or choose another --out"
+                )
         elif self.root.exists() and any(self.root.iterdir()):
             raise OutputError(f"{self.root} is not empty and holds no batch: choose another --out")
-        atomic.write_json(meta_path, {"schema": "labkit.batch/1", "lab": self.lab_id, "kit_version": __version__})
+        atomic.write_json(meta_path, about)
 
     def record_path(self, key: str) -> Path:
         return self.root / "records" / f"{key}.json"
@@ -126,14 +154,15 @@ class Outputs:
             found.append(json.loads(path.read_text(encoding="utf-8")))
         return found
 
-    def write_class_files(self, lab_title: str) -> dict:
+    def write_class_files(self, lab_title: str, coverage: dict | None = None) -> dict:
+        """grades.csv and the summary from the records; ``coverage``: the shards held, if not the whole class."""
         records = self.records()
         reports = [
             json.loads(self.report_path(r["key"]).read_text(encoding="utf-8"))
             for r in records
             if r["status"] == "graded"
         ]
-        summary = gradebook.summary(self.lab_id, lab_title, self.max_score, records, reports)
+        summary = gradebook.summary(self.lab_id, lab_title, self.max_score, records, reports, coverage)
         atomic.write_text(self.root / "grades.csv", gradebook.grades_csv(records))
         atomic.write_json(self.root / "summary.json", summary)
         atomic.write_text(self.root / "summary.md", gradebook.summary_markdown(summary))

@@ -1,7 +1,8 @@
 """The ``grader`` command line: one module per command group, imported only when its command runs.
 
-Exit status, for every command: 0 when every test passed, 1 when points were lost, 2 for a
-usage or infrastructure error (unknown lab, missing file), with a one-line message.
+Exit status, for every command: 0 when every test passed, 1 when points were lost (for
+``merge``: when the folders are not every shard of one class), 2 for a usage or
+infrastructure error (unknown lab, missing file), with a one-line message.
 """
 
 from __future__ import annotations

@@ -13,6 +13,12 @@ from grader.cli.options import UsageProblem, lab_named, with_limits
 from grader.grading import runner
 
 
+class _Refused(UsageProblem):
+    """The shard folders are not one whole class: exit 1, like a check that failed (exit 2 stays for usage)."""
+
+    exit_code = 1
+
+
 class _Progress:
     """A progress bar on a terminal (done/total, rate, time left); one line per student elsewhere (CI logs)."""
 
@@ -52,8 +58,10 @@ def _final_screen(result: batch.BatchResult, out: Path, elapsed: float) -> str:
     summary = result.summary
     dist = summary["distribution"]
     statuses = ", ".join(f"{n} {s}" for s, n in summary["statuses"].items()) or "no students"
+    part = summary.get("shards")
+    shard = f" (shard {part['present'][0]}/{part['count']})" if part else ""
     lines = [
-        f"{summary['lab']}: {result.students} students ({statuses}) in {elapsed:.1f} s; "
+        f"{summary['lab']}{shard}: {result.students} students ({statuses}) in {elapsed:.1f} s; "
         f"graded now {result.graded_now}, up to date {result.skipped}",
     ]
     if dist["count"]:
@@ -68,6 +76,14 @@ def _final_screen(result: batch.BatchResult, out: Path, elapsed: float) -> str:
         lines.append(f"flagged for review: {', '.join(r['student'] for r in summary['flagged'])}")
     lines.append(f"gradebook: {out / 'grades.csv'}   summary: {out / 'summary.md'}   reports: {out / 'reports'}/")
     return "\n".join(lines)
+
+
+def _missing_words(shards: dict) -> str:
+    words = []
+    for kind in ("missing", "unfinished"):
+        if shards[kind]:
+            words.append(f"{kind}: shard " + ", ".join(f"{i}/{shards['count']}" for i in shards[kind]))
+    return "; ".join(words)
 
 
 @click.command("batch")
@@ -122,11 +138,28 @@ def batch_command(submissions, lab_name, out_dir, jobs, resume, shard, limits):
 @click.option(
     "--out", "out_dir", required=True, type=click.Path(file_okay=False, path_type=Path), help="Output folder."
 )
-def merge_command(shard_dirs, lab_name, out_dir):
-    """Combine the output folders of `grader batch --shard` runs into one gradebook and summary."""
+@click.option(
+    "--partial",
+    is_flag=True,
+    help="Merge even without every shard: their students are listed as not graded, and the summary says so.",
+)
+def merge_command(shard_dirs, lab_name, out_dir, partial):
+    """Combine the output folders of every `grader batch --shard I/N` run into one gradebook and summary.
+
+    Exit status 0 when merged; 1, with the reason and nothing written, when the folders are not
+    every shard of one class (a shard missing, unfinished or given twice; shards of another
+    split, other inputs, another lab or kit); 2 on a usage error.
+    """
     lab = lab_named(lab_name)
     try:
-        summary = batch.merge(lab, list(shard_dirs), out_dir)
+        summary = batch.merge(lab, list(shard_dirs), out_dir, partial=partial)
+    except batch.ShardError as exc:
+        raise _Refused(str(exc)) from None
     except batch.OutputError as exc:
         raise UsageProblem(str(exc)) from None
-    click.echo(f"{summary['lab']}: merged {summary['students']} students from {len(shard_dirs)} folders into {out_dir}")
+    folders = f"{len(shard_dirs)} folder{'s' * (len(shard_dirs) > 1)}"
+    click.echo(f"{summary['lab']}: merged {summary['students']} students from {folders} into {out_dir}")
+    if "shards" in summary:
+        not_merged = (batch.shards.SHARD_MISSING, batch.shards.SHARD_UNFINISHED)
+        left = sum(n for status, n in summary["statuses"].items() if status in not_merged)
+        click.echo(f"partial: {_missing_words(summary['shards'])}; not graded: {left} students (see summary.md)")

@@ -1,0 +1,219 @@
+"""Shards that know themselves: what a batch folder records, and every refusal of `grader merge`,
+on real folders that `grader batch --shard` wrote for a small class.
+
+The class, in id order: amy (the starter, graded), ben (nothing to grade), cat (an empty file),
+dan (nothing to grade). Shard 1/2 is amy and cat, 2/2 ben and dan, 3/3 cat alone: only the
+shards holding amy start a grading session, so each extra folder a test needs costs little.
+"""
+
+import csv
+import hashlib
+import io
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from grader import __version__, labs
+from grader.cli import main
+from grader.kit import manifest
+from grader.labs import KIT_ROOT
+
+LAB = "ch06"
+ROSTER = {"amy": "ok", "ben": "missing", "cat": "invalid", "dan": "missing"}
+
+
+def _class(root: Path) -> Path:
+    root.mkdir(parents=True)
+    (root / "amy.py").write_text(labs.get(LAB).starter.read_text())
+    (root / "ben").mkdir()
+    (root / "cat.py").write_text("")
+    (root / "dan").mkdir()
+    return root
+
+
+def _grader(*args) -> tuple[int, list[str]]:
+    result = CliRunner().invoke(main, [str(a) for a in args])
+    return result.exit_code, result.output.splitlines()
+
+
+def _shard(inputs: Path, out: Path, shard: str, lab: str = LAB) -> Path:
+    status, output = _grader("batch", inputs, "--lab", lab, "--out", out, "--shard", shard, "--jobs", "1")
+    assert status == 0, output
+    return out
+
+
+def _rows(out: Path) -> dict[str, dict]:
+    rows = list(csv.DictReader(io.StringIO((out / "grades.csv").read_text())))
+    assert len(rows) == len({r["student"] for r in rows})  # every student once
+    return {r["student"]: r for r in rows}
+
+
+@pytest.fixture(scope="module")
+def split(tmp_path_factory):
+    """The class and its two shards' folders."""
+    root = tmp_path_factory.mktemp("shards")
+    inputs = _class(root / "class")
+    return inputs, _shard(inputs, root / "shard1", "1/2"), _shard(inputs, root / "shard2", "2/2")
+
+
+def test_each_shard_folder_says_which_shard_of_which_class_lab_and_kit(split):
+    inputs, one, two = split
+    about = {n: json.loads((folder / "batch.json").read_text()) for n, folder in ((1, one), (2, two))}
+    assert about[1]["shard"] == {"index": 1, "count": 2} and about[2]["shard"] == {"index": 2, "count": 2}
+    assert about[1]["lab"] == about[2]["lab"] == LAB
+    # The whole class's roster in each, with the hash of every accepted file.
+    assert about[1]["roster"] == about[2]["roster"]
+    assert {s["student"]: s["status"] for s in about[1]["roster"]} == ROSTER
+    amy = next(s for s in about[1]["roster"] if s["student"] == "amy")
+    assert amy["sha256"] == hashlib.sha256((inputs / "amy.py").read_bytes()).hexdigest()
+    # The kit: the one each record names, down to the manifest the version number alone would not tell.
+    kit = about[1]["kit"]
+    assert kit == about[2]["kit"] == json.loads((one / "records" / "amy.json").read_text())["kit"]
+    assert kit["version"] == __version__
+    assert kit["manifest_sha256"] == hashlib.sha256((KIT_ROOT / manifest.MANIFEST_RELPATH).read_bytes()).hexdigest()
+    # Its own summary says it is not the whole class.
+    assert json.loads((one / "summary.json").read_text())["shards"] == {
+        "count": 2,
+        "present": [1],
+        "missing": [2],
+        "unfinished": [],
+    }
+    assert "**Not the whole class**: shard 1/2 is here; shard 2/2 is missing." in (one / "summary.md").read_text()
+
+
+def test_every_shard_merges_into_the_whole_class(split, tmp_path):
+    _, one, two = split
+    status, output = _grader("merge", two, one, "--lab", LAB, "--out", tmp_path / "all")
+    assert status == 0, output
+    assert output == [f"{LAB}: merged 4 students from 2 folders into {tmp_path / 'all'}"]
+    assert {s: r["status"] for s, r in _rows(tmp_path / "all").items()} == {**ROSTER, "amy": "graded"}
+    summary = json.loads((tmp_path / "all" / "summary.json").read_text())
+    assert "shards" not in summary and "Not the whole class" not in (tmp_path / "all" / "summary.md").read_text()
+    # The merged folder is the class in one (1/1): it merges, alone, again.
+    status, output = _grader("merge", tmp_path / "all", "--lab", LAB, "--out", tmp_path / "again")
+    assert status == 0, output
+    assert (tmp_path / "again" / "grades.csv").read_text() == (tmp_path / "all" / "grades.csv").read_text()
+
+
+def test_merge_refuses_a_missing_shard_and_writes_nothing(split, tmp_path):
+    _, one, two = split
+    status, output = _grader("merge", two, "--lab", LAB, "--out", tmp_path / "m")
+    assert (status, output) == (1, ["grader: error: shard 1/2 is missing: merge needs every shard, or --partial"])
+    assert not (tmp_path / "m").exists()
+    status, output = _grader("merge", one, "--lab", LAB, "--out", tmp_path / "m")
+    assert (status, output) == (1, ["grader: error: shard 2/2 is missing: merge needs every shard, or --partial"])
+
+
+def test_a_partial_merge_lists_every_student_and_says_what_is_missing(split, tmp_path):
+    _, _, two = split
+    out = tmp_path / "partial"
+    status, output = _grader("merge", two, "--lab", LAB, "--out", out, "--partial")
+    assert status == 0, output
+    assert output[1] == "partial: missing: shard 1/2; not graded: 2 students (see summary.md)"
+    rows = _rows(out)
+    assert {s: r["status"] for s, r in rows.items()} == {
+        "amy": "shard-missing",
+        "ben": "missing",
+        "cat": "shard-missing",
+        "dan": "missing",
+    }
+    assert rows["amy"]["reason"] == "shard 1/2 was not merged" and rows["amy"]["score"] == "0"
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["shards"] == {"count": 2, "present": [2], "missing": [1], "unfinished": []}
+    assert [r["student"] for r in summary["not_graded"]] == ["amy", "ben", "cat", "dan"]
+    markdown = (out / "summary.md").read_text()
+    assert "**Not the whole class**: shard 2/2 is here; shard 1/2 is missing." in markdown
+    assert "| amy | shard-missing | shard 1/2 was not merged |" in markdown
+    # A partial gradebook never passes for the class in a later merge.
+    status, output = _grader("merge", out, "--lab", LAB, "--out", tmp_path / "m")
+    assert (status, output) == (1, [f"grader: error: {out} is a partial merge: merge the shards' own folders"])
+
+
+def test_merge_refuses_a_shard_given_twice(split, tmp_path):
+    _, one, two = split
+    status, output = _grader("merge", one, two, one, "--lab", LAB, "--out", tmp_path / "m")
+    assert (status, output) == (1, [f"grader: error: shard 1/2 is given twice: {one} and {one}"])
+
+
+def test_merge_refuses_shards_of_another_split(split, tmp_path):
+    inputs, one, _ = split
+    third = _shard(inputs, tmp_path / "third", "3/3")
+    status, output = _grader("merge", one, third, "--lab", LAB, "--out", tmp_path / "m")
+    assert (status, output) == (
+        1,
+        [f"grader: error: {third} is shard 3/3 but {one} is shard 1/2: merge the shards of one split"],
+    )
+
+
+def test_merge_refuses_shards_graded_from_other_inputs(split, tmp_path):
+    inputs, one, _ = split
+    changed = tmp_path / "class"
+    shutil.copytree(inputs, changed)
+    (changed / "amy.py").write_text("x = 1\n")  # amy resubmitted between the two shards' runs
+    other = _shard(changed, tmp_path / "other", "2/2")
+    status, output = _grader("merge", one, other, "--lab", LAB, "--out", tmp_path / "m")
+    assert (status, output) == (
+        1,
+        [
+            f"grader: error: {other} and {one} were graded from different inputs (1 with another file or status, "
+            "e.g. 'amy'): grade every shard from the same submissions"
+        ],
+    )
+
+
+def test_merge_refuses_a_shard_of_another_lab(split, tmp_path):
+    inputs, one, _ = split
+    other = _shard(inputs, tmp_path / "other", "2/2", lab="lesson1_3")
+    status, output = _grader("merge", one, other, "--lab", LAB, "--out", tmp_path / "m")
+    assert (status, output) == (1, [f"grader: error: {other} holds a batch of lab lesson1_3, not {LAB}"])
+
+
+def test_merge_refuses_a_shard_graded_by_another_kit(split, tmp_path, monkeypatch):
+    inputs, one, _ = split
+    with monkeypatch.context() as patched:  # a kit whose files differ under the same version number
+        patched.setattr(manifest, "fingerprint", lambda: "0" * 64)
+        other = _shard(inputs, tmp_path / "other", "2/2")
+    status, output = _grader("merge", one, other, "--lab", LAB, "--out", tmp_path / "m")
+    assert status == 1 and len(output) == 1, output
+    assert output[0].startswith(f"grader: error: {other} was graded by another kit (version {__version__}, tests ")
+    assert "manifest 000000000000) than this one" in output[0]
+    assert output[0].endswith("grade every shard and merge them with one kit")
+
+
+def test_an_unfinished_shard_is_refused_or_listed_with_partial(split, tmp_path):
+    _, one, two = split
+    stopped = tmp_path / "stopped"
+    shutil.copytree(one, stopped)
+    (stopped / "records" / "amy.json").unlink()  # as a shard killed before amy's record leaves it
+    status, output = _grader("merge", stopped, two, "--lab", LAB, "--out", tmp_path / "m")
+    assert (status, output) == (
+        1,
+        [
+            f"grader: error: shard 1/2 in {stopped} is unfinished: 1 of its 2 students has no record; "
+            "finish it with grader batch --resume, or merge with --partial"
+        ],
+    )
+    status, output = _grader("merge", stopped, two, "--lab", LAB, "--out", tmp_path / "m", "--partial")
+    assert status == 0, output
+    rows = _rows(tmp_path / "m")
+    assert rows["amy"]["status"] == "shard-unfinished" and rows["cat"]["status"] == "invalid"
+    assert json.loads((tmp_path / "m" / "summary.json").read_text())["shards"]["unfinished"] == [1]
+
+
+def test_a_folder_that_is_no_batch_is_a_usage_error(split, tmp_path):
+    _, one, _ = split
+    (tmp_path / "empty").mkdir()
+    status, output = _grader("merge", one, tmp_path / "empty", "--lab", LAB, "--out", tmp_path / "m")
+    assert (status, output) == (2, [f"grader: error: {tmp_path / 'empty'} is not a batch folder (no batch.json)"])
+
+
+def test_resume_refuses_to_turn_a_shard_into_another(split):
+    inputs, _, two = split
+    status, output = _grader("batch", inputs, "--lab", LAB, "--out", two, "--shard", "1/2", "--resume")
+    assert (status, output) == (
+        2,
+        [f"grader: error: {two} holds shard 2/2, not 1/2: resume it with --shard 2/2, or choose another --out"],
+    )
