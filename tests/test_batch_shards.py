@@ -1,5 +1,6 @@
 """Shards that know themselves: what a batch folder records, and every refusal of `grader merge`,
-on real folders that `grader batch --shard` wrote for a small class.
+on real folders that `grader batch --shard` wrote for a small class; and the example job array,
+whose merge runs only on every shard.
 
 The class, in id order: amy (the starter, graded), ben (nothing to grade), cat (an empty file),
 dan (nothing to grade). Shard 1/2 is amy and cat, 2/2 ben and dan, 3/3 cat alone: only the
@@ -14,6 +15,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+import yaml
 from click.testing import CliRunner
 
 from grader import __version__, labs
@@ -217,3 +219,17 @@ def test_resume_refuses_to_turn_a_shard_into_another(split):
         2,
         [f"grader: error: {two} holds shard 2/2, not 1/2: resume it with --shard 2/2, or choose another --out"],
     )
+
+
+def test_the_example_job_array_merges_only_when_every_shard_succeeded():
+    workflow = yaml.safe_load((KIT_ROOT / "examples" / "batch-matrix.yml").read_text())
+    shard, merge = workflow["jobs"]["shard"], workflow["jobs"]["merge"]
+    grading = next(step["run"] for step in shard["steps"] if "make batch" in step.get("run", ""))
+    assert "SHARD=${{ matrix.shard }}/${{ strategy.job-total }}" in grading  # N is the matrix's own size
+    assert merge["needs"] == "shard"
+    # The merge job runs after a failed shard only to fail: its first step stops it unless every shard succeeded.
+    guard = merge["steps"][0]
+    assert guard.get("if") == "${{ needs.shard.result != 'success' }}"
+    assert guard.get("run", "").rstrip().endswith("exit 1")
+    commands = [step["run"] for step in merge["steps"] if "grader merge" in step.get("run", "")]
+    assert len(commands) == 1 and "--partial" not in commands[0]
