@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
+from grader import limits as lab_limits
+
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - Python 3.10
@@ -93,12 +95,17 @@ def normalize_lab_id(name: str) -> str:
     return name
 
 
+def _shown(path: Path) -> str:
+    """A path as a message shows it: from the kit's folder when inside it."""
+    return str(path.relative_to(KIT_ROOT)) if path.is_relative_to(KIT_ROOT) else str(path)
+
+
 def _load(folder: Path) -> Lab:
     meta_path = folder / "lab.toml"
     try:
         meta = tomllib.loads(meta_path.read_text(encoding="utf-8"))
     except (OSError, tomllib.TOMLDecodeError) as exc:
-        raise LabError(f"{meta_path.relative_to(KIT_ROOT)}: cannot read lab metadata: {exc}") from None
+        raise LabError(f"{_shown(meta_path)}: cannot read lab metadata: {exc}") from None
     starter = meta.get("starter", {})
     return Lab(
         id=meta.get("id", folder.name),
@@ -109,10 +116,21 @@ def _load(folder: Path) -> Lab:
         tasks=tuple(Task(t["id"], t["title"]) for t in meta["tasks"]),
         starter_sources=tuple(starter.get("sources", ())),
         starter_docstring=starter.get("docstring", ""),
-        limits=dict(meta.get("limits", {})),
+        limits=_limits(meta.get("limits", {}), meta_path),
         helpers=tuple(meta.get("helpers", ())),
         summary=meta.get("summary", ""),
     )
+
+
+def _limits(table: dict, meta_path: Path) -> dict:
+    """The lab's [limits], checked: a misspelt or impossible limit stops here, not in a student's report."""
+    checked = {}
+    for name, value in table.items():
+        try:
+            checked[name] = lab_limits.check(name, value)
+        except lab_limits.LimitError as exc:
+            raise LabError(f"{_shown(meta_path)}: [limits] {name} = {value!r}: {exc}") from None
+    return checked
 
 
 @cache

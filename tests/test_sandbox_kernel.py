@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from grader import labs
+from grader.limits import Limits
 from grader.wall import bubblewrap, sandbox
 from grader.wall.session import WallSession
 from tests.redteam import kit_fingerprint, numpy_fingerprint
@@ -45,7 +46,7 @@ def lab():
 
 @pytest.fixture
 def limits(lab):
-    return sandbox.Limits.from_lab(lab.limits)
+    return Limits.from_lab(lab.limits)
 
 
 def test_the_kits_tests_run_in_the_bubblewrap_sandbox():

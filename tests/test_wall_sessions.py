@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from grader import labs
+from grader.limits import Limits
 from grader.verdicts import SubmissionError, WorkerFailure, WorkerTimeout
 from grader.wall import sandbox
-from grader.wall.sandbox import Limits
 from grader.wall.session import WallSession
 from tests.mutation import reference_source
 

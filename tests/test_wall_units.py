@@ -5,9 +5,9 @@ import math
 import numpy as np
 import pytest
 
+from grader.limits import Limits
 from grader.wall import codec
 from grader.wall.proxy import RemoteObject, remote_type_name
-from grader.wall.sandbox import Limits
 
 
 def roundtrip(value, handle=lambda x: {"H": 7, "t": type(x).__name__}):

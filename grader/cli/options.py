@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from grader import labs
+from grader import labs, limits
 from grader.implementation import Implementation
 from grader.verdicts import NO_REFERENCE
 
@@ -45,9 +45,21 @@ def with_limits(lab: labs.Lab, pairs: tuple[str, ...]) -> labs.Lab:
     """The lab with --limit NAME=VALUE overrides of its [limits] (the run passes them to every process)."""
     overrides = {}
     for pair in pairs:
-        name, _, value = pair.partition("=")
+        name, equals, text = (part.strip() for part in pair.partition("="))
+        if not equals or not name:
+            raise UsageProblem(f"--limit takes NAME=NUMBER, got {pair!r}; {limits.known()}")
         try:
-            overrides[name.strip()] = float(value)
-        except ValueError:
-            raise UsageProblem(f"--limit takes NAME=NUMBER, got {pair!r}") from None
+            overrides[name] = limits.check(name, _number(text))
+        except limits.LimitError as exc:
+            raise UsageProblem(f"--limit {pair}: {exc}") from None
     return dataclasses.replace(lab, limits={**lab.limits, **overrides}) if overrides else lab
+
+
+def _number(text: str) -> int | float | str:
+    """What a number typed on the command line means (the text itself if it is none: the check says so)."""
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text

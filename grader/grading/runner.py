@@ -26,7 +26,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from grader import verdicts
+from grader import limits, verdicts
 from grader.env import (
     IMPL_ENV,
     ISOLATION_ENV,
@@ -42,8 +42,6 @@ from grader.implementation import Implementation
 from grader.labs import KIT_ROOT, Lab
 from grader.progress import Part, ProgressReader
 
-DEFAULT_RUN_SECONDS = 300
-DEFAULT_TEST_SECONDS = 10
 HANG_GRACE_SECONDS = 5  # beyond a test's limit, before the watchdog kills what pytest-timeout could not stop
 MAX_RESTARTS = 10
 POLL_SECONDS = 0.05  # how often a running pytest's progress stream is read
@@ -140,10 +138,10 @@ def _test_seconds(lab: Lab, isolation: str) -> float:
     Behind the wall the worker enforces the lab's limits itself; these are only a
     backstop for the trusted side, so they leave room for an import and a fresh worker.
     """
-    limit = float(lab.limits.get("test_seconds", DEFAULT_TEST_SECONDS))
+    wall = limits.Limits.from_lab(lab.limits)
     if isolation == "worker":
-        return 2 * limit + float(lab.limits.get("import_seconds", limit)) + 10
-    return limit
+        return 2 * wall.test_seconds + wall.import_seconds + 10
+    return wall.test_seconds
 
 
 @dataclass
@@ -286,7 +284,7 @@ def run_tests(
     """
     scratch.sweep_once()
     require_sandbox(isolation)
-    timeout = timeout or float(lab.limits.get("run_seconds", DEFAULT_RUN_SECONDS))
+    timeout = timeout or float(lab.limits.get(limits.RUN_SECONDS, limits.DEFAULT_RUN_SECONDS))
     deadline = time.monotonic() + timeout
     done: dict[str, TestResult] = {}
     collected: list[dict] | None = None
@@ -342,7 +340,7 @@ def run_many(
     """
     scratch.sweep_once()
     require_sandbox(isolation)
-    timeout = timeout or float(lab.limits.get("run_seconds", DEFAULT_RUN_SECONDS))
+    timeout = timeout or float(lab.limits.get(limits.RUN_SECONDS, limits.DEFAULT_RUN_SECONDS))
     runs: dict[int, Run] = {}
 
     def finish(index: int, run: Run) -> None:

@@ -14,6 +14,7 @@ from pathlib import Path
 from grader import labs, verdicts
 from grader.harness import loader, state
 from grader.implementation import Implementation
+from grader.limits import Limits
 from grader.verdicts import SubmissionError
 
 
@@ -101,8 +102,6 @@ class RemoteLab(LabHandle):
         return self.session.wall
 
     def _limits(self):
-        from grader.wall.sandbox import Limits
-
         return Limits.from_lab(self.lab.limits)
 
     def sandbox(self):

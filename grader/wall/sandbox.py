@@ -38,6 +38,7 @@ from pathlib import Path
 
 from grader.grading import scratch as scratch_folders
 from grader.labs import KIT_ROOT
+from grader.limits import Limits
 from grader.wall import bubblewrap, syscalls, uids
 
 WALL_DIR = Path(__file__).resolve().parent
@@ -77,28 +78,6 @@ GUARD = """trap 'kill -KILL "$child" 0' TERM; "$@" & child=$!; wait "$child" """
 
 class SandboxUnavailable(RuntimeError):
     """No sandbox of the level asked for can be made on this machine: the message names the fix."""
-
-
-@dataclass(frozen=True)
-class Limits:
-    """Per-test limits for the code under test (lab.toml ``[limits]``, with these defaults)."""
-
-    test_seconds: float = 10.0  # wall clock for one test
-    call_seconds: float = 10.0  # wall clock for one operation
-    cpu_seconds: int = 10  # CPU time of one test's worker
-    memory_mb: int = 1024  # address space
-    output_kb: int = 1024  # what the code under test may print or write
-    processes: int = 32  # processes of the unprivileged user (only where children run as one)
-    import_seconds: float = 10.0  # for importing the submission
-
-    @classmethod
-    def from_lab(cls, limits: dict) -> Limits:
-        """The lab's limits (names this class does not know, such as run_seconds, are the runner's)."""
-        fields = cls.__dataclass_fields__
-        known = {k: (int(v) if fields[k].type == "int" else float(v)) for k, v in limits.items() if k in fields}
-        if "cpu_seconds" not in known:  # CPU time defaults to the test's wall-clock limit
-            known["cpu_seconds"] = max(1, int(known.get("test_seconds", cls.test_seconds)))
-        return cls(**known)
 
 
 def level(requested: str | None = None) -> str:

@@ -28,6 +28,7 @@ import time
 import numpy as np
 
 from grader import verdicts
+from grader.limits import Limits
 from grader.verdicts import SubmissionError, WorkerCrashed, WorkerFailure, WorkerTimeout
 from grader.wall import codec, sandbox
 from grader.wall.proxy import RemoteMethod, RemoteObject, channel_of, handle_of, type_of
@@ -472,7 +473,7 @@ class WallSession:
     and stops it when it closes.
     """
 
-    def __init__(self, lab, submission, limits: sandbox.Limits, box: sandbox.Sandbox | None = None):
+    def __init__(self, lab, submission, limits: Limits, box: sandbox.Sandbox | None = None):
         self.lab = lab
         self.submission = submission
         self.limits = limits

@@ -1,0 +1,136 @@
+"""The limits: only known names and sensible values get in, from the command line or a lab.toml."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+
+import pytest
+from click.testing import CliRunner
+
+from grader import labs, limits
+from grader.cli import main
+
+NAMES = (
+    "the limits are test_seconds, call_seconds, cpu_seconds, memory_mb, output_kb, processes, import_seconds, "
+    "run_seconds"
+)
+
+
+DEFAULTS = {**dataclasses.asdict(limits.Limits()), "run_seconds": limits.DEFAULT_RUN_SECONDS}
+
+
+def _cli(*args: str):
+    return CliRunner().invoke(main, list(args))
+
+
+def _error_line(result) -> str:
+    lines = result.output.strip().splitlines()
+    assert result.exit_code == 2 and len(lines) == 1 and lines[0].startswith("grader: error: "), result.output
+    return lines[0]
+
+
+# -- one place for the names and the ranges ---------------------------------------------------
+
+
+def test_the_limits_are_the_walls_fields_and_the_runners_run_seconds():
+    assert list(limits.RANGES) == [f.name for f in dataclasses.fields(limits.Limits)] + ["run_seconds"]
+    assert all(limits.check(name, value) == value for name, value in DEFAULTS.items())  # the defaults are allowed
+    whole = {name for name, rule in limits.RANGES.items() if rule.whole}
+    assert whole == {f.name for f in dataclasses.fields(limits.Limits) if f.type == "int"}
+
+
+@pytest.mark.parametrize(
+    ("name", "good", "bad"),
+    [
+        ("test_seconds", [0.5, 3600], [0, -1, 3600.5, float("nan"), float("inf"), "10", True]),
+        ("run_seconds", [1, 3600], [0, -5, 7200]),
+        ("cpu_seconds", [1, 3600], [0, 1.5, 3601]),
+        ("memory_mb", [limits.MIN_MEMORY_MB, 65536], [1, limits.MIN_MEMORY_MB - 1, 65537, 256.5]),
+        ("output_kb", [1, 1048576], [0, 1048577]),
+        ("processes", [1, 1024], [0, 1025]),
+    ],
+)
+def test_each_limit_takes_only_its_range(name, good, bad):
+    for value in good:
+        assert limits.check(name, value) == value
+    for value in bad:
+        with pytest.raises(limits.LimitError, match=f"^{name} must be .*; {NAMES}$"):
+            limits.check(name, value)
+
+
+def test_whole_limits_come_back_as_int_and_others_as_float():
+    checked = limits.checked({"memory_mb": 256.0, "test_seconds": 2})
+    assert checked == {"memory_mb": 256, "test_seconds": 2.0}
+    assert type(checked["memory_mb"]) is int and type(checked["test_seconds"]) is float
+
+
+def test_the_readme_lists_every_limit_with_its_default_and_range():
+    readme = (labs.KIT_ROOT / "README.md").read_text(encoding="utf-8")
+    rows = re.findall(r"^\| `(\w+)` \| ([^|]+) \| ([^|]+) \|", readme, flags=re.MULTILINE)
+    rows = [row for row in rows if row[0] in limits.RANGES or row[0].endswith(("_seconds", "_mb", "_kb"))]
+    assert [name for name, _, _ in rows] == list(limits.RANGES)
+    for name, default, allowed in rows:
+        rule = limits.RANGES[name]
+        expected = "`test_seconds`" if name == "cpu_seconds" else f"{int(DEFAULTS[name])}"
+        assert default.strip() == expected, name
+        low, high = int(rule.low), int(rule.high)
+        bounds = f"whole, {low} to {high}" if rule.whole else f"more than {low}, at most {high}"
+        assert rule.whole or not rule.from_low  # every limit that is not whole is a time
+        assert allowed.strip() == bounds, name
+
+
+# -- bad limits: a usage error, before anything is graded --------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("pair", "says"),
+    [
+        ("bogus=1", "--limit bogus=1: there is no limit 'bogus'"),
+        (
+            "test_seconds=-1",
+            "--limit test_seconds=-1: test_seconds must be a number of seconds more than 0 and at most 3600",
+        ),
+        ("memory_mb=1", "--limit memory_mb=1: memory_mb must be a whole number of MiB from 128 to 65536"),
+        ("cpu_seconds=1.5", "--limit cpu_seconds=1.5: cpu_seconds must be a whole number of seconds from 1 to 3600"),
+        ("output_kb=0", "--limit output_kb=0: output_kb must be a whole number of KiB from 1 to 1048576"),
+        (
+            "run_seconds=soon",
+            "--limit run_seconds=soon: run_seconds must be a number of seconds more than 0 and at most 3600",
+        ),
+        ("soon", "--limit takes NAME=NUMBER, got 'soon'"),
+    ],
+)
+@pytest.mark.parametrize("command", ["run", "batch"])
+def test_a_bad_limit_is_a_one_line_usage_error_naming_every_limit(command, pair, says, tmp_path):
+    out = tmp_path / "out"
+    args = ["--submission", str(tmp_path / "a.py")] if command == "run" else [str(tmp_path), "--out", str(out)]
+    assert _error_line(_cli(command, "--lab", "lesson1_3", *args, "--limit", pair)) == f"grader: error: {says}; {NAMES}"
+    assert not out.exists()  # the batch stopped before its first student
+
+
+@pytest.fixture
+def kit_with_labs(tmp_path, monkeypatch):
+    """A labs folder of our own in place of the kit's (discover() reads it afresh)."""
+    monkeypatch.setattr(labs, "LABS_DIR", tmp_path / "labs")
+    labs.discover.cache_clear()
+    yield tmp_path / "labs"
+    labs.discover.cache_clear()
+
+
+@pytest.mark.parametrize(
+    ("line", "says"),
+    [
+        ("memory_mb = 1", "[limits] memory_mb = 1: memory_mb must be a whole number of MiB from 128 to 65536"),
+        ("run_secs = 300", "[limits] run_secs = 300: there is no limit 'run_secs'"),
+        ("processes = true", "[limits] processes = True: processes must be a whole number from 1 to 1024"),
+    ],
+)
+def test_a_lab_toml_with_a_bad_limit_is_refused_naming_the_file(kit_with_labs, line, says):
+    toml = (labs.KIT_ROOT / "labs" / "lesson1_3" / "lab.toml").read_text(encoding="utf-8")
+    assert "\nmemory_mb = 1024" in toml
+    folder = kit_with_labs / "lesson1_3"
+    folder.mkdir(parents=True)
+    (folder / "lab.toml").write_text(toml.replace("\nmemory_mb = 1024", "\n" + line), encoding="utf-8")
+    error = _error_line(_cli("run", "--lab", "lesson1_3"))
+    assert error.startswith(f"grader: error: {folder / 'lab.toml'}: {says}") and error.endswith(NAMES), error
