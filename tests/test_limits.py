@@ -1,8 +1,10 @@
-"""The limits: only known names and sensible values get in, from the command line or a lab.toml."""
+"""The limits: only known names and sensible values get in (the command line, lab.toml), and each student
+of a batch has the run time a solo run has."""
 
 from __future__ import annotations
 
 import dataclasses
+import json
 import re
 
 import pytest
@@ -10,6 +12,7 @@ from click.testing import CliRunner
 
 from grader import labs, limits
 from grader.cli import main
+from tests.mutation import reference_source
 
 NAMES = (
     "the limits are test_seconds, call_seconds, cpu_seconds, memory_mb, output_kb, processes, import_seconds, "
@@ -134,3 +137,76 @@ def test_a_lab_toml_with_a_bad_limit_is_refused_naming_the_file(kit_with_labs, l
     (folder / "lab.toml").write_text(toml.replace("\nmemory_mb = 1024", "\n" + line), encoding="utf-8")
     error = _error_line(_cli("run", "--lab", "lesson1_3"))
     assert error.startswith(f"grader: error: {folder / 'lab.toml'}: {says}") and error.endswith(NAMES), error
+
+
+# -- a batch gives each student the run time of a solo run --------------------------------------
+
+RUN_SECONDS = "5"  # the slow student's slow test starts well before 5 s, even in a solo run's start-up
+NAP = '    np._core.numeric.sys.modules["select"].select([], [], [], 1.5)  # a slow eigensolver, without CPU\n'
+
+
+def _slow_reference() -> str:
+    """lesson1_3's reference with max_stable_lr 1.5 s slower: correct, 100/100 without a run limit (about
+    10 s alone), each test under its limits (test_max_stable_lr calls it 4 times: 6 s of its 10)."""
+    source = reference_source("lesson1_3")
+    start = "    x = np.asarray(xs, dtype=np.float64)\n"  # the first line of max_stable_lr's solution
+    assert source.count(start) == 1
+    return source.replace(start, NAP + start)
+
+
+@pytest.fixture(scope="module")
+def slow_class(tmp_path_factory):
+    """A batch of four, the slow one first in the first of two queues (--jobs 1), then three honest ones."""
+    root = tmp_path_factory.mktemp("limits") / "class"
+    root.mkdir()
+    (root / "a_slow.py").write_text(_slow_reference())
+    for name in ("b", "c", "d"):
+        (root / f"{name}.py").write_text(reference_source("lesson1_3"))
+    out = root.parent / "out"
+    result = _cli(
+        "batch",
+        str(root),
+        "--lab",
+        "lesson1_3",
+        "--out",
+        str(out),
+        "--jobs",
+        "1",
+        "--limit",
+        f"run_seconds={RUN_SECONDS}",
+    )
+    assert result.exit_code == 0, result.output
+    return root, out
+
+
+def _tests(report: dict) -> list[tuple]:
+    return [(t["id"], t["outcome"], t["points"], t["message"]) for t in report["tests"]]
+
+
+def test_a_slow_student_gets_in_a_batch_exactly_their_solo_report(slow_class, tmp_path):
+    root, out = slow_class
+    solo_path = tmp_path / "solo.json"
+    result = _cli(
+        "run", "--lab", "lesson1_3", "--submission", str(root / "a_slow.py"),
+        "--limit", f"run_seconds={RUN_SECONDS}", "--json", str(solo_path),
+    )  # fmt: skip
+    assert result.exit_code == 1, result.output
+    solo = json.loads(solo_path.read_text())
+    batch = json.loads((out / "reports" / "a_slow.json").read_text())
+    assert _tests(batch) == _tests(solo)
+    assert batch["score"] == solo["score"] == 85
+    # What a solo run gives at its deadline: what finished keeps its verdict, the test running is a
+    # timeout, the rest did not run.
+    outcomes = [t["outcome"] for t in solo["tests"]]
+    slow = next(t for t in solo["tests"] if t["outcome"] != "passed")
+    assert slow["id"] == "test_max_stable_lr" and slow["outcome"] == "timeout"
+    assert slow["message"] == "timeout: the lab's tests did not finish within 5 s"
+    after = outcomes[outcomes.index("timeout") + 1 :]
+    assert after and set(after) == {"not_run"} and set(outcomes[: outcomes.index("timeout")]) == {"passed"}
+    assert solo["tests"][-1]["message"] == "not run: the lab's tests used up their time limit of 5 s"
+
+
+def test_the_queue_goes_on_after_a_student_spends_their_time(slow_class):
+    _, out = slow_class
+    for name in ("b", "c", "d"):
+        assert json.loads((out / "reports" / f"{name}.json").read_text())["score"] == 100, name

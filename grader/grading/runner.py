@@ -9,7 +9,9 @@ grader has read its command line).
 
 Behind the wall the pytest process is trusted, so one pytest session can grade a whole
 queue of submissions in turn (``run_many``): pytest and the tests load once, and the
-next submission's worker starts while the current one is graded.
+next submission's worker starts while the current one is graded. The lab's run_seconds is
+each submission's own, in a queue as alone: a submission that spends it gets what a solo
+run would give at its deadline, and the queue goes on without it.
 """
 
 from __future__ import annotations
@@ -151,6 +153,7 @@ class _Stopped:
     test: str | None
     outcome: str  # "crashed" or "timeout"
     reason: str
+    out_of_time: str | None = None  # who spent their run_seconds: a queue's key; "" alone (or a queue's start-up)
 
 
 @dataclass
@@ -168,11 +171,14 @@ def _run_pytest(
     isolation: str,
     env: dict,
     extra: list[str],
-    budget: float,
     tmp: Path,
+    *,
+    budget: float,
+    run_seconds: float,
     on_poll: Callable[[ProgressReader], None] | None = None,
 ) -> _Pytest:
-    """Run pytest once, killing it if one test outlives its limit (a hang pytest-timeout cannot interrupt)."""
+    """Run pytest once, killing it if one test outlives its limit (a hang pytest-timeout cannot interrupt)
+    or a submission its ``budget`` (``run_seconds``, or what is left of it)."""
     test_seconds = _test_seconds(lab, isolation)
     progress = ProgressReader(tmp / "progress.jsonl")
     extra = [f"--timeout={test_seconds:g}", "--timeout-method=signal", *extra]
@@ -182,7 +188,7 @@ def _run_pytest(
     with _live_lock:
         _live.add(proc)
     try:
-        killed = _watch(proc, progress, test_seconds, budget, on_poll)
+        killed = _watch(proc, progress, test_seconds, budget, run_seconds, on_poll)
     except BaseException:  # Ctrl-C, or the caller's callback failed: leave nothing running
         _kill_group(proc)
         raise
@@ -193,8 +199,11 @@ def _run_pytest(
     if on_poll is not None:
         on_poll(progress)
     text = output.read_text(errors="replace") if output.exists() else ""  # absent if it died before its orders
-    if killed:
-        return _Pytest(progress, _Stopped(progress.running, "timeout", killed), text)
+    if killed is not None:
+        reason, spent = killed
+        # The test it was in; none if the submission that spent its budget finished as it was stopped.
+        running = progress.running if spent in (None, progress.current or "") else None
+        return _Pytest(progress, _Stopped(running, "timeout", reason, spent), text)
     if proc.returncode not in (0, 1) or not progress.finished:  # died, or the code under test exited it
         reason = verdicts.test_process_died(proc.returncode)
         return _Pytest(progress, _Stopped(progress.running, "crashed", reason), text)
@@ -206,14 +215,22 @@ def _watch(
     progress: ProgressReader,
     test_seconds: float,
     budget: float,
+    run_seconds: float,
     on_poll: Callable[[ProgressReader], None] | None,
-) -> str:
-    """Follow the stream until pytest exits; kill it on a hung test or a spent budget, and say why."""
-    started_at, last = time.monotonic(), (None, time.monotonic())
+) -> tuple[str, str | None] | None:
+    """Follow the stream until pytest exits; kill it on a hung test or a spent budget, and say why:
+    (the reason, and for a spent budget the submission that spent it: "" for a lone one).
+
+    The budget runs from when the session turned to the submission it is on: for a lone
+    submission, from the start; in a queue, from its ``submission`` event, so that each
+    one has its own (the session's start-up before the first has one of its own too).
+    """
+    now = time.monotonic()
+    last, turned = (None, now), (None, now)  # (the test running, since when); (the submission, since when)
     while True:
         try:  # returns as soon as pytest exits: a sleep would make every run wait out its last tick
             proc.wait(timeout=POLL_SECONDS)
-            return ""
+            return None
         except subprocess.TimeoutExpired:
             pass
         progress.poll()
@@ -223,12 +240,14 @@ def _watch(
         running = progress.running
         if running != last[0]:
             last = (running, now)
-        killed = ""
+        if progress.current != turned[0]:
+            turned = (progress.current, now)
+        killed = None
         if running and now - last[1] > test_seconds + HANG_GRACE_SECONDS:
-            killed = verdicts.test_timeout_message(test_seconds)
-        elif now - started_at > budget:
-            killed = verdicts.tests_out_of_time(budget)
-        if killed:
+            killed = (verdicts.test_timeout_message(test_seconds), None)
+        elif now - turned[1] > budget:
+            killed = (verdicts.tests_out_of_time(run_seconds), turned[0] or "")
+        if killed is not None:
             _kill_group(proc)
             return killed
 
@@ -296,7 +315,7 @@ def run_tests(
         nodeids = {t["id"]: t["nodeid"] for t in collected or []}
         deselect = [arg for i in done for arg in ("--deselect", nodeids[i])]
         with scratch.temporary("run") as tmp:
-            run = _run_pytest(lab, impl, isolation, {}, deselect, budget, tmp)
+            run = _run_pytest(lab, impl, isolation, {}, deselect, tmp, budget=budget, run_seconds=timeout)
             if collected is None:
                 if run.progress.collected is None:
                     raise GradingError(f"the tests of lab {lab.id} could not be collected:\n{run.output[-3000:]}")
@@ -334,9 +353,11 @@ def run_many(
 
     Behind the wall (the default) this is safe for any code. In-process, every file runs
     in one test process: only for trusted code, such as the kit's own mutants.
-    ``on_result(index, run)`` is called as soon as each submission's result is known. If
-    the session stops (a hang, a crash), the submission it was grading is graded again
-    alone, with ``run_tests``'s recovery, and the queue goes on.
+    ``on_result(index, run)`` is called as soon as each submission's result is known. Each
+    submission has the run_seconds (``timeout``) of a solo run: one that spends them gets
+    what ``run_tests`` gives at its deadline. If the session stops otherwise (a hang, a
+    crash), the submission it was grading is graded again alone, with ``run_tests``'s
+    recovery. Either way the queue goes on with the next ones.
     """
     scratch.sweep_once()
     require_sandbox(isolation)
@@ -348,14 +369,21 @@ def run_many(
         if on_result is not None:
             on_result(index, run)
 
+    def graded(progress: ProgressReader, key: str, stopped: _Stopped | None = None) -> Run:
+        """A submission's run from its part of the stream (and, stopped at its deadline, the test it was in)."""
+        part = progress.parts[key]
+        done = _finished(progress.collected, part)
+        if stopped is not None and stopped.test is not None:
+            done[stopped.test] = _stopped_result(progress.collected, stopped)
+        sandbox = part.isolation or {"protections": []}
+        return Run(_complete(progress.collected, done, timeout), {"mode": isolation, **sandbox})
+
     def take_finished(progress: ProgressReader) -> None:
         if progress.collected is None:
             return
         for key, part in progress.parts.items():
             if key is not None and part.done and int(key) not in runs:
-                done = _finished(progress.collected, part)
-                sandbox = part.isolation or {"protections": []}
-                finish(int(key), Run(_complete(progress.collected, done, timeout), {"mode": isolation, **sandbox}))
+                finish(int(key), graded(progress, key))
 
     remaining = list(range(len(impls)))
     while remaining:
@@ -363,12 +391,17 @@ def run_many(
             queue = tmp / "queue.json"
             queue.write_text(json.dumps([{"key": str(i), "path": str(impls[i].path)} for i in remaining]))
             env = {QUEUE_ENV: str(queue)}
-            budget = timeout * len(remaining)
-            run = _run_pytest(lab, impls[remaining[0]], isolation, env, [], budget, tmp, on_poll=take_finished)
+            first = impls[remaining[0]]
+            run = _run_pytest(
+                lab, first, isolation, env, [], tmp, budget=timeout, run_seconds=timeout, on_poll=take_finished
+            )
         if run.progress.collected is None:
             raise GradingError(f"the tests of lab {lab.id} could not be collected:\n{run.output[-3000:]}")
-        current = run.progress.current
-        if current is not None and int(current) not in runs:
+        current, stopped = run.progress.current, run.stopped
+        spent = stopped.out_of_time if stopped is not None else None
+        if spent and int(spent) not in runs:  # its run_seconds are over: what a solo run gives at its deadline
+            finish(int(spent), graded(run.progress, spent, stopped))
+        elif spent is None and current is not None and int(current) not in runs:  # a hang or a crash
             finish(
                 int(current),
                 run_tests(lab, impls[int(current)], isolation=isolation, timeout=timeout),
