@@ -3,13 +3,14 @@
 A lab's ``[limits]`` in lab.toml (checked when the lab is loaded, grader.labs) and
 ``--limit NAME=VALUE`` (grader.cli.options) may set any of them and nothing else. ``Limits``
 is the share the wall enforces on the code under test, per test (grader.wall); ``run_seconds``,
-the time one submission's whole run may take, is the runner's (grader.grading.runner).
+the time one submission's whole run may take, is the runner's (grader.grading.runner). The
+limits in force (``in_force``) are written into every report and batch record.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields
 
 HOUR = 3600
 # The worker imports numpy before its limits apply, and every test's child inherits that
@@ -107,3 +108,9 @@ def check(name: str, value: object) -> int | float:
 def checked(limits: dict) -> dict:
     """Every limit of ``limits`` checked and typed (LimitError at the first wrong one)."""
     return {name: check(name, value) for name, value in limits.items()}
+
+
+def in_force(limits: dict, run_seconds: float | None = None) -> dict:
+    """Every limit's value in a run given ``limits``, defaults filled in (``run_seconds``: the runner was told one)."""
+    chosen = run_seconds if run_seconds is not None else limits.get(RUN_SECONDS, DEFAULT_RUN_SECONDS)
+    return {**asdict(Limits.from_lab(limits)), RUN_SECONDS: float(chosen)}

@@ -6,6 +6,7 @@ report's schema, so a change of shape shows there first.
 
 from __future__ import annotations
 
+from grader import limits
 from grader.verdicts import OUTCOMES
 
 
@@ -38,6 +39,7 @@ def report(tests, *, tasks=None, flags=(), **fields) -> dict:
         "impl": "submission",
         "implementation": {"kind": "submission", "name": "alice.py", "sha256": "0" * 64},
         "isolation": {"mode": "worker", "protections": ["network namespace: no network", "PID namespace"]},
+        "limits": limits.in_force({}),
         "score": round(sum(t["points"] for t in tests), 6),
         "max_score": round(sum(t["max_points"] for t in tests), 6),
         "all_passed": counts["passed"] == len(tests),

@@ -1,5 +1,5 @@
-"""The limits: only known names and sensible values get in (the command line, lab.toml), and each student
-of a batch has the run time a solo run has."""
+"""The limits: only known names and sensible values get in (the command line, lab.toml), each student of a
+batch has the run time a solo run has, and the limits in force are in every report and batch record."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from click.testing import CliRunner
 
 from grader import labs, limits
 from grader.cli import main
+from grader.report import schema
 from tests.mutation import reference_source
 
 NAMES = (
@@ -210,3 +211,61 @@ def test_the_queue_goes_on_after_a_student_spends_their_time(slow_class):
     _, out = slow_class
     for name in ("b", "c", "d"):
         assert json.loads((out / "reports" / f"{name}.json").read_text())["score"] == 100, name
+
+
+# -- the limits in force: in every report and batch record, and what --resume compares ---------
+
+
+def test_the_report_schema_states_the_same_ranges():
+    described = schema.load_schema()["properties"]["limits"]
+    defs = schema.load_schema()["$defs"]
+    assert described["required"] == list(limits.RANGES)
+    for name, rule in limits.RANGES.items():
+        spec = described["properties"][name]
+        spec = defs[spec["$ref"].rsplit("/", 1)[1]] if "$ref" in spec else spec
+        lower = "minimum" if rule.from_low else "exclusiveMinimum"
+        assert spec == {"type": "integer" if rule.whole else "number", lower: rule.low, "maximum": rule.high}, name
+
+
+def test_the_report_holds_every_limit_in_force(tmp_path):
+    path = tmp_path / "report.json"
+    result = _cli("run", "--lab", "ch06", "--impl", "ref", "--limit", "test_seconds=7", "--json", str(path))
+    assert result.exit_code == 0, result.output
+    assert json.loads(path.read_text())["limits"] == {
+        "test_seconds": 7.0,  # the command line's
+        "call_seconds": 10.0,  # lab.toml's
+        "cpu_seconds": 10,
+        "memory_mb": 1024,
+        "output_kb": 1024,
+        "processes": 32,  # the default: ch06's lab.toml does not set it
+        "import_seconds": 10.0,
+        "run_seconds": 300.0,
+    }
+
+
+def test_the_reports_and_records_of_a_batch_hold_its_limits(slow_class):
+    _, out = slow_class
+    expected = {**limits.in_force(labs.get("lesson1_3").limits), "run_seconds": 5.0}
+    for name in ("a_slow", "b"):
+        assert json.loads((out / "reports" / f"{name}.json").read_text())["limits"] == expected
+        assert json.loads((out / "records" / f"{name}.json").read_text())["limits"] == expected
+
+
+def test_resume_skips_under_the_same_limits_and_regrades_under_changed_ones(tmp_path):
+    root = tmp_path / "class"
+    root.mkdir()
+    (root / "alice.py").write_text(reference_source("lesson1_3"))
+    out = tmp_path / "out"
+    base = ["batch", str(root), "--lab", "lesson1_3", "--out", str(out), "--jobs", "1", "--limit", "output_kb=512"]
+    assert _cli(*base).exit_code == 0
+    record = out / "records" / "alice.json"
+    written = record.stat().st_mtime_ns
+
+    same = _cli(*base, "--resume")
+    assert same.exit_code == 0 and "graded now 0, up to date 1" in same.output, same.output
+    assert record.stat().st_mtime_ns == written
+
+    changed = _cli(*base, "--resume", "--limit", "output_kb=256")
+    assert changed.exit_code == 0 and "graded now 1, up to date 0" in changed.output, changed.output
+    assert json.loads(record.read_text())["limits"]["output_kb"] == 256
+    assert json.loads((out / "reports" / "alice.json").read_text())["limits"]["output_kb"] == 256

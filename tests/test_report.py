@@ -2,7 +2,7 @@
 
 import json
 
-from grader import report
+from grader import limits, report
 from tests.grading import grade
 
 OUTCOMES = {"passed", "failed", "error", "timeout", "crashed", "not_run"}
@@ -13,6 +13,7 @@ TOP_LEVEL = {
     "impl": str,
     "implementation": dict,
     "isolation": dict,
+    "limits": dict,
     "score": (int, float),
     "max_score": (int, float),
     "all_passed": bool,
@@ -45,6 +46,7 @@ def check_schema(document):
     assert set(document["implementation"]) == {"kind", "name", "sha256"}
     assert len(document["implementation"]["sha256"]) == 64
     assert set(document["kit"]) == {"version", "tests_sha256"}
+    assert list(document["limits"]) == list(limits.RANGES)
     for test in document["tests"]:
         for key, kind in TEST_FIELDS.items():
             assert isinstance(test[key], kind), (test["id"], key)

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader import atomic
+from grader import atomic, limits
 from grader.batch import outputs, shards
 from grader.batch.inputs import Entry, InputError, discover
 from grader.batch.jobs import grade_entries
@@ -57,7 +57,7 @@ def run_batch(
     """Grade every student in ``inputs`` into ``out_dir``; ``on_done`` hears of each student as it is recorded."""
     jobs = jobs or os.cpu_count() or 1
     shard = shard or shards.WHOLE
-    out = Outputs(out_dir, lab.id, _max_score(lab), _tests_sha256(lab))
+    out = Outputs(out_dir, lab.id, _max_score(lab), _tests_sha256(lab), limits.in_force(lab.limits))
     with scratch.temporary("batch") as unpacked:
         entries = discover(inputs, lab.id, unpacked)
         # The whole roster, before anyone is graded: a shard killed at any time still says what it is.

@@ -2,7 +2,7 @@
 
     DIR/batch.json           what the folder is: lab, kit, shard I/N, the inputs' roster (grader.batch.shards),
                              written before anyone is graded, so a killed batch still says it
-    DIR/records/<id>.json    the student's status, score, hash, flags (written last, atomically)
+    DIR/records/<id>.json    the student's status, score, hash, flags, limits (written last, atomically)
     DIR/reports/<id>.json    the canonical report of a graded student
     DIR/grades.csv           the gradebook
     DIR/summary.json, summary.md
@@ -56,11 +56,12 @@ def _shard_words(about: dict) -> str:
 
 
 class Outputs:
-    def __init__(self, root: Path, lab_id: str, max_score: float, tests_sha256: str):
+    def __init__(self, root: Path, lab_id: str, max_score: float, tests_sha256: str, limits: dict | None = None):
         self.root = root
         self.lab_id = lab_id
         self.max_score = max_score
         self.kit = kit_identity(tests_sha256)
+        self.limits = limits  # the limits in force (grader.limits.in_force): a grade depends on them
 
     # -- the folder ------------------------------------------------------------------------
 
@@ -103,13 +104,14 @@ class Outputs:
         return record
 
     def is_current(self, entry: Entry) -> bool:
-        """Graded before from the same file, by the same kit and tests: nothing to do again."""
+        """Graded before from the same file, by the same kit and tests, under the same limits: nothing to do again."""
         record = self.load_record(entry)
         return (
             record is not None
             and record.get("status") == "graded"
             and record.get("sha256") == entry.sha256
             and record.get("kit") == self.kit
+            and record.get("limits") == self.limits
         )
 
     def _record(self, entry: Entry, status: str, reason: str, score: float = 0, flags: list | None = None) -> dict:
@@ -126,6 +128,7 @@ class Outputs:
             "max_score": self.max_score,
             "flags": flags or [],
             "kit": self.kit,
+            "limits": self.limits,
             "report": f"reports/{entry.key}.json" if status == "graded" else None,
         }
         atomic.write_json(self.record_path(entry.key), record)

@@ -22,7 +22,9 @@ def default_isolation(impl: Implementation) -> str:
 def report_for(lab: Lab, impl: Implementation, run: runner.Run, duration_s: float) -> dict:
     """The canonical report of one finished run, with the static scan's flags."""
     flags = [f.as_dict() for f in scan.scan_file(impl.path, lab.allowed_imports)] if impl.path else []
-    return report.build_report(lab, impl, run.results, isolation=run.isolation, duration_s=duration_s, flags=flags)
+    return report.build_report(
+        lab, impl, run.results, isolation=run.isolation, limits=run.limits, duration_s=duration_s, flags=flags
+    )
 
 
 def grade(lab: Lab, impl: Implementation, *, isolation: str | None = None, timeout: float | None = None) -> dict:

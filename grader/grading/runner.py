@@ -265,10 +265,11 @@ def _finished(collected: list[dict], part: Part) -> dict[str, TestResult]:
 
 @dataclass
 class Run:
-    """One grading run: a result per collected test, and how the code under test was isolated."""
+    """One grading run: a result per collected test, how the code under test was isolated, the limits in force."""
 
     results: list[TestResult]
     isolation: dict
+    limits: dict  # every limit's value (grader.limits.in_force), run_seconds as the runner applied it
 
 
 def _complete(collected: list[dict], done: dict[str, TestResult], timeout: float) -> list[TestResult]:
@@ -303,7 +304,8 @@ def run_tests(
     """
     scratch.sweep_once()
     require_sandbox(isolation)
-    timeout = timeout or float(lab.limits.get(limits.RUN_SECONDS, limits.DEFAULT_RUN_SECONDS))
+    in_force = limits.in_force(lab.limits, timeout)
+    timeout = in_force[limits.RUN_SECONDS]
     deadline = time.monotonic() + timeout
     done: dict[str, TestResult] = {}
     collected: list[dict] | None = None
@@ -326,7 +328,7 @@ def run_tests(
             if run.stopped is None or run.stopped.test is None:
                 break
             done[run.stopped.test] = _stopped_result(collected, run.stopped)
-    return Run(_complete(collected, done, timeout), {"mode": isolation, **sandbox})
+    return Run(_complete(collected, done, timeout), {"mode": isolation, **sandbox}, in_force)
 
 
 def require_sandbox(isolation: str) -> str | None:
@@ -361,7 +363,8 @@ def run_many(
     """
     scratch.sweep_once()
     require_sandbox(isolation)
-    timeout = timeout or float(lab.limits.get(limits.RUN_SECONDS, limits.DEFAULT_RUN_SECONDS))
+    in_force = limits.in_force(lab.limits, timeout)
+    timeout = in_force[limits.RUN_SECONDS]
     runs: dict[int, Run] = {}
 
     def finish(index: int, run: Run) -> None:
@@ -376,7 +379,7 @@ def run_many(
         if stopped is not None and stopped.test is not None:
             done[stopped.test] = _stopped_result(progress.collected, stopped)
         sandbox = part.isolation or {"protections": []}
-        return Run(_complete(progress.collected, done, timeout), {"mode": isolation, **sandbox})
+        return Run(_complete(progress.collected, done, timeout), {"mode": isolation, **sandbox}, in_force)
 
     def take_finished(progress: ProgressReader) -> None:
         if progress.collected is None:

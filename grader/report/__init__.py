@@ -38,9 +38,11 @@ def build_report(
     results: list[TestResult],
     *,
     isolation: dict,
+    limits: dict,
     duration_s: float,
     flags: list[dict] | None = None,
 ) -> dict:
+    """The report of ``results``; ``limits`` are the limits in force (grader.limits.in_force), all of them."""
     tasks = []
     for task in lab.tasks:
         mine = [r for r in results if r.task == task.id]
@@ -67,6 +69,7 @@ def build_report(
         "impl": impl.kind,
         "implementation": {"kind": impl.kind, "name": impl.display_name(lab), "sha256": impl.sha256(lab)},
         "isolation": isolation,
+        "limits": dict(limits),
         "score": points(score),
         "max_score": points(max_score),
         "all_passed": counts["passed"] == len(results),
