@@ -66,6 +66,48 @@ def no_file(name: str) -> SubmissionError:
     return SubmissionError(f"no file to grade at {name}", "check the path you gave")
 
 
+# -- the file is not source the kit reads (grader.intake): refused the same way everywhere -------
+# Each fix is in the message itself: the batch and Gradescope show only the message.
+ENCODING_FIX = "save it as UTF-8, or declare its encoding on line 1 or 2 (# -*- coding: latin-1 -*-)"
+
+
+def unreadable(name: str, why: str) -> SubmissionError:
+    return SubmissionError(f"{name} cannot be read ({why})")
+
+
+def not_a_regular_file(name: str) -> SubmissionError:
+    return SubmissionError(f"{name} is not a regular file")
+
+
+def empty_file(name: str) -> SubmissionError:
+    return SubmissionError(f"{name} is empty")
+
+
+def too_large(name: str, size: int, limit: int) -> SubmissionError:
+    return SubmissionError(f"{name} is {size // 1024} KiB, over the limit of {limit // 1024} KiB")
+
+
+def binary_file(name: str) -> SubmissionError:
+    return SubmissionError(f"{name} is a binary file, not Python source")
+
+
+def not_utf8(name: str, byte: int, line: int) -> SubmissionError:
+    return SubmissionError(f"{name} is not UTF-8 (byte 0x{byte:02x} at line {line}): {ENCODING_FIX}")
+
+
+def not_declared_encoding(name: str, encoding: str, byte: int, line: int) -> SubmissionError:
+    return SubmissionError(
+        f"{name} is not {encoding}, the encoding it declares (byte 0x{byte:02x} at line {line}): "
+        "save it as UTF-8 and remove the declaration, or declare the encoding it is saved in"
+    )
+
+
+def unusable_declaration(name: str, why: str) -> SubmissionError:
+    return SubmissionError(
+        f"{name} has an encoding declaration Python cannot use ({why}): save it as UTF-8 and remove the declaration"
+    )
+
+
 def syntax_error(name: str, line: int | None, what: str) -> SubmissionError:
     where = f"line {line}" if line else "an unknown line"
     return SubmissionError(f"{name} does not parse: SyntaxError at {where}: {what}", SYNTAX_HINT)

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from grader.batch import Shard
-from grader.batch.inputs import MAX_SUBMISSION_BYTES, InputError, discover, safe_name
+from grader.batch.inputs import InputError, discover, safe_name
+from grader.intake import MAX_SUBMISSION_BYTES
 
 GOOD = "def f():\n    return 1\n"
 
@@ -127,8 +128,12 @@ def test_bad_files_are_invalid_with_the_reason(tmp_path):
     reasons = {name: (e.status, e.reason) for name, e in found.items()}
     assert reasons["empty"] == ("invalid", "empty.py is empty")
     assert reasons["binary"] == ("invalid", "binary.py is a binary file, not Python source")
-    assert reasons["latin"] == ("invalid", "latin.py is not UTF-8 text")
-    assert reasons["huge"][0] == "invalid" and "over the limit" in reasons["huge"][1]
+    assert reasons["latin"] == (
+        "invalid",
+        "latin.py is not UTF-8 (byte 0xe9 at line 1): "
+        "save it as UTF-8, or declare its encoding on line 1 or 2 (# -*- coding: latin-1 -*-)",
+    )
+    assert reasons["huge"] == ("invalid", "huge.py is 1024 KiB, over the limit of 1024 KiB")
     assert reasons["linked"][0] == "invalid" and "symbolic link" in reasons["linked"][1]
     assert reasons["fork"] == ("invalid", "fork/labs/ch06/starter.py is empty")
 

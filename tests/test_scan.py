@@ -282,15 +282,22 @@ def test_scan_file_reads_utf8(tmp_path):
     assert [(f.code, f.line) for f in scan_file(path, ALLOWED)] == [("disallowed-import", 2)]
 
 
-def test_scan_file_reads_a_file_that_is_not_utf8_with_replacement_characters(tmp_path):
+def test_scan_file_reads_a_declared_encoding_as_python_does(tmp_path):
     path = tmp_path / "latin1.py"
-    path.write_bytes(b"# caf\xe9 in latin-1\nname = 'caf\xe9'\nimport os\n")
+    # caf\xe9 is an identifier: read as UTF-8 with replacement characters, the file would not parse
+    path.write_bytes(b"# -*- coding: latin-1 -*-\ncaf\xe9 = 'cr\xe8me'\nimport os\n")
     assert [(f.code, f.line, f.message) for f in scan_file(path, ALLOWED)] == [not_allowed(3, "os")]
 
 
-def test_scan_file_gives_no_flag_for_a_file_whose_bad_bytes_break_the_syntax(tmp_path):
-    path = tmp_path / "binary.py"
-    path.write_bytes(b"import os\n\xff\xfe = 1\n")  # U+FFFD is not an identifier: it does not parse
+@pytest.mark.parametrize(
+    "data",
+    [b"# caf\xe9 in latin-1, undeclared\nimport os\n", b"import os\n\xff\xfe = 1\n", b"import os\n\x00\n", b""],
+    ids=["not-utf8", "not-utf8-either", "binary", "empty"],
+)
+def test_scan_file_gives_no_flag_for_a_file_intake_refuses(tmp_path, data):
+    # its refusal is the verdict, as a SyntaxError is
+    path = tmp_path / "refused.py"
+    path.write_bytes(data)
     assert scan_file(path, ALLOWED) == []
 
 

@@ -9,6 +9,7 @@ Accepted inputs, any number and any mix of them:
 
 Every student found gets an ``Entry``: ``ok`` with the file to grade, or ``missing``,
 ``ambiguous`` or ``invalid`` with the reason, so one bad folder never stops the batch.
+A file is accepted by grader.intake, the rule every way in applies, in its words.
 The inputs are only read; accepted files are copied into a staging folder, so what is
 graded and hashed is exactly what was read, whatever happens to the inputs meanwhile.
 """
@@ -23,7 +24,9 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
-MAX_SUBMISSION_BYTES = 1 << 20  # a hand-written lab file is a few tens of KiB
+from grader import intake
+from grader.verdicts import SubmissionError
+
 MAX_ZIP_BYTES = 2 << 30  # unpacked, all members together: a zip bomb stops here
 MAX_ZIP_MEMBERS = 100_000
 # Never a student's work: VCS and tool folders, OS litter, the kit's own files in a fork.
@@ -67,27 +70,6 @@ def safe_name(student: str) -> str:
     return name[:120]
 
 
-def _problem(path: Path) -> str | None:
-    """Why this file cannot be graded, or None."""
-    info = path.lstat()
-    if stat.S_ISLNK(info.st_mode):
-        return "is a symbolic link: submit the file itself"
-    if not stat.S_ISREG(info.st_mode):
-        return "is not a regular file"
-    if info.st_size == 0:
-        return "is empty"
-    if info.st_size > MAX_SUBMISSION_BYTES:
-        return f"is {info.st_size // 1024} KiB, over the limit of {MAX_SUBMISSION_BYTES // 1024} KiB"
-    data = path.read_bytes()
-    if b"\0" in data:
-        return "is a binary file, not Python source"
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError:
-        return "is not UTF-8 text"
-    return None
-
-
 def _python_files(folder: Path) -> list[Path]:
     """The .py files a student might mean, skipping tool folders and the kit's own files."""
     found = []
@@ -110,13 +92,16 @@ class Staging:
         self.root = root
 
     def accept(self, student: str, path: Path, source: str) -> Entry:
-        problem = _problem(path)
-        if problem:
-            return Entry(student, "invalid", f"{source} {problem}", source)
+        """``path`` staged for ``student``, or why intake refuses it."""
+        if path.is_symlink():
+            return Entry(student, "invalid", f"{source} is a symbolic link: submit the file itself", source)
+        try:
+            data = intake.read(path, source).data
+        except SubmissionError as exc:
+            return Entry(student, "invalid", exc.message, source)
         folder = self.root / safe_name(student)  # Entry.key
         folder.mkdir(parents=True, exist_ok=True)
         copy = folder / path.name
-        data = path.read_bytes()
         copy.write_bytes(data)
         return Entry(student, "ok", "", source, copy, hashlib.sha256(data).hexdigest())
 

@@ -10,6 +10,9 @@ import ast
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from grader import intake
+from grader.verdicts import SubmissionError
+
 DYNAMIC_CODE = {"eval", "exec", "compile", "__import__"}
 INTERACTIVE = {"input", "breakpoint", "help"}
 EXITS = {"exit", "quit"}
@@ -188,8 +191,9 @@ def scan_source(source: str, allowed_imports) -> list[Flag]:
 
 
 def scan_file(path: Path, allowed_imports) -> list[Flag]:
+    """The flags for the file, read as intake reads it; one intake refuses gets none (its report says why)."""
     try:
-        source = path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
+        source = intake.read(path).text
+    except SubmissionError:
         return []
     return scan_source(source, allowed_imports)

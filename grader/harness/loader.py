@@ -2,6 +2,8 @@
 
 Loading is lazy and its failure is a verdict: a file that does not import makes every
 test fail with one message naming the cause and the line, instead of breaking collection.
+The file is read through grader.intake, as every way in reads it, and what runs is the
+text intake decoded.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ import itertools
 import sys
 from pathlib import Path
 
-from grader import labs, verdicts
+from grader import intake, labs, verdicts
 from grader.implementation import Implementation
 from grader.verdicts import SubmissionError
 
@@ -41,12 +43,15 @@ def load(lab: labs.Lab, impl: Implementation):
     path = impl.path
     if not path.is_file():
         raise verdicts.no_file(path.name)
+    source = intake.read(path)
     module_name = f"labkit_under_test_{lab.id}_{next(_load_counter)}"  # a queue loads many files
     spec = importlib.util.spec_from_file_location(module_name, path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[module_name] = module  # classes defined in it need their module registered
     try:
-        spec.loader.exec_module(module)
+        # Compiled from intake's text, not the file's bytes, which the compiler would let pass
+        # with a stray byte in a comment; dont_inherit: this module's __future__ flags are not its.
+        exec(compile(source.text, str(path), "exec", dont_inherit=True), module.__dict__)
     except BaseException as exc:  # noqa: BLE001 - whatever the file does at import is reported, not raised
         sys.modules.pop(module_name, None)
         if isinstance(exc, KeyboardInterrupt):

@@ -27,7 +27,7 @@ import time
 
 import numpy as np
 
-from grader import verdicts
+from grader import intake, verdicts
 from grader.limits import Limits
 from grader.verdicts import SubmissionError, WorkerCrashed, WorkerFailure, WorkerTimeout
 from grader.wall import codec, sandbox
@@ -482,6 +482,10 @@ class WallSession:
         self.load = self.box.load(submission)
         self.learned: dict = {}
         self.broken: SubmissionError | None = None
+        try:  # the file as every way in reads it: one the kit refuses never runs, whatever the compiler allows
+            intake.read(submission)
+        except SubmissionError as exc:
+            self.broken = exc
         self.ready = False
         self.current: Channel | None = None
         self.following: Channel | None = None  # the last test's child, asked to serve the next
@@ -490,7 +494,8 @@ class WallSession:
         self.exits: dict[str, dict] = {}  # test -> how its child exited
         self.events: dict[tuple, dict] = {}  # (test, op) -> a message not yet asked for
         self.forks = 0
-        self.spares.append(self._fork())  # the zygote forks it as soon as it is ready
+        if self.broken is None:
+            self.spares.append(self._fork())  # the zygote forks it as soon as it is ready
 
     @property
     def protections(self) -> list[str]:
@@ -513,7 +518,7 @@ class WallSession:
         if message is None:
             raise WorkerCrashed("crashed: the worker did not start")
         self.ready = True
-        if message.get("syntax_error"):
+        if message.get("syntax_error") and self.broken is None:
             error = message["syntax_error"]
             self.broken = verdicts.syntax_error(self.submission.name, error.get("line"), error["message"])
 

@@ -1,0 +1,213 @@
+"""Intake (grader.intake): which files the kit grades, and one verdict, in the same words, every way in.
+
+First the rule, against Python's own: intake refuses a file exactly when ``python file.py``
+does (the compiler alone lets a stray byte through in a comment), and honours a coding
+declaration. Then two files graded through every way in, for real: one saved in latin-1
+without a declaration (it used to get 100/100 from `grader run` and 0 from the batch), and
+one in latin-1 with its declaration (the batch used to refuse it).
+"""
+
+import csv
+import io
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from grader import intake
+from grader.cli import main
+from grader.kit import edition
+from grader.labs import KIT_ROOT
+from grader.platforms import gradescope
+from grader.verdicts import SubmissionError
+from tests.mutation import reference_source
+
+LAB = "ch06"
+FIX = "save it as UTF-8, or declare its encoding on line 1 or 2 (# -*- coding: latin-1 -*-)"
+
+# name -> the file's bytes, and what intake says (None: it reads the file)
+ENCODINGS = {
+    "utf8": (b"name = 'caf\xc3\xa9'\n", None),
+    "utf8-bom": (b"\xef\xbb\xbfname = 'caf\xc3\xa9'\n", None),
+    "latin1-declared": (b"# -*- coding: latin-1 -*-\nname = 'caf\xe9'\n", None),
+    "latin1-declared-on-line-2": (
+        b"#!/usr/bin/env python3\n# vim: set fileencoding=latin-1 :\nname = 'caf\xe9'\n",
+        None,
+    ),
+    "latin1-in-a-comment": (b"x = 1\n\n# caf\xe9\n", f"a.py is not UTF-8 (byte 0xe9 at line 3): {FIX}"),
+    "latin1-in-a-string": (b"name = 'caf\xe9'\n", f"a.py is not UTF-8 (byte 0xe9 at line 1): {FIX}"),
+    "latin1-windows-lines": (b"x = 1\r\ny = 2\r\n# \xe9\r\n", f"a.py is not UTF-8 (byte 0xe9 at line 3): {FIX}"),
+    "latin1-old-mac-lines": (b"x = 1\ry = 2\r# \xe9\r", f"a.py is not UTF-8 (byte 0xe9 at line 3): {FIX}"),
+    "declared-too-late": (b"# caf\xe9\n# -*- coding: latin-1 -*-\n", f"a.py is not UTF-8 (byte 0xe9 at line 1): {FIX}"),
+    "utf16": ("x = 1\n".encode("utf-16"), f"a.py is not UTF-8 (byte 0xff at line 1): {FIX}"),
+    "declared-ascii": (
+        b"# coding: ascii\nname = 'caf\xe9'\n",
+        "a.py is not ascii, the encoding it declares (byte 0xe9 at line 2): "
+        "save it as UTF-8 and remove the declaration, or declare the encoding it is saved in",
+    ),
+    "declared-unknown": (
+        b"# coding: klingon\nx = 1\n",
+        "a.py has an encoding declaration Python cannot use (unknown encoding: klingon): "
+        "save it as UTF-8 and remove the declaration",
+    ),
+    "bom-and-latin1-declared": (
+        b"\xef\xbb\xbf# coding: latin-1\nx = 1\n",
+        "a.py has an encoding declaration Python cannot use (encoding problem: utf-8): "
+        "save it as UTF-8 and remove the declaration",
+    ),
+}
+
+
+def _refusal(path: Path, name: str | None = None) -> str | None:
+    try:
+        intake.read(path, name)
+    except SubmissionError as exc:
+        return exc.message
+    return None
+
+
+@pytest.mark.parametrize("data, expected", ENCODINGS.values(), ids=ENCODINGS)
+def test_intake_reads_source_as_python_does_and_says_how_to_fix_what_it_cannot(tmp_path, data, expected):
+    path = tmp_path / "a.py"
+    path.write_bytes(data)
+    assert _refusal(path) == expected
+    python = subprocess.run([sys.executable, str(path)], capture_output=True, text=True)
+    assert (python.returncode == 0) == (expected is None), python.stderr  # Python agrees
+    if expected is None:
+        namespace = {}
+        exec(intake.read(path).text, namespace)
+        assert namespace["name"] == "café"
+
+
+def test_intake_refuses_what_is_not_a_source_file(tmp_path):
+    (tmp_path / "empty.py").write_bytes(b"")
+    (tmp_path / "binary.py").write_bytes(b"\x7fELF\x02\x01\x01\x00")
+    (tmp_path / "huge.py").write_bytes(b"#" * (intake.MAX_SUBMISSION_BYTES + 1))
+    (tmp_path / "folder.py").mkdir()
+    os.mkfifo(tmp_path / "fifo.py")  # opened, it would block a reader that waits for a writer
+    assert {p.name: _refusal(p) for p in sorted(tmp_path.iterdir())} == {
+        "binary.py": "binary.py is a binary file, not Python source",
+        "empty.py": "empty.py is empty",
+        "fifo.py": "fifo.py is not a regular file",
+        "folder.py": "folder.py is not a regular file",
+        "huge.py": "huge.py is 1024 KiB, over the limit of 1024 KiB",
+    }
+    assert _refusal(tmp_path / "absent.py") == "no file to grade at absent.py"
+    assert _refusal(tmp_path / "empty.py", "alice/labs/ch06/starter.py") == "alice/labs/ch06/starter.py is empty"
+
+
+def test_the_bytes_read_are_the_bytes_staged(tmp_path):
+    data = b"# -*- coding: latin-1 -*-\r\nname = 'caf\xe9'\r\n"
+    (tmp_path / "a.py").write_bytes(data)
+    source = intake.read(tmp_path / "a.py")
+    assert source.data == data and source.text == "# -*- coding: latin-1 -*-\nname = 'café'\n"
+
+
+# -- one file, every way in ------------------------------------------------------------------
+HEADER = b"# Alice, ch06\n#\n# caf\xe9: an editor saved this file in latin-1\n"  # byte 0xe9 at line 3
+NOT_UTF8 = f"is not UTF-8 (byte 0xe9 at line 3): {FIX}"
+
+
+def _files() -> dict[str, bytes]:
+    solution = reference_source(LAB).encode()
+    return {
+        "alice.py": HEADER + solution,
+        "latin.py": b"# -*- coding: latin-1 -*-\n" + HEADER + solution + b"\nDRINK = 'caf\xe9'\n",
+    }
+
+
+def _write(folder: Path, name: str) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / name).write_bytes(_files()[name])
+    return folder / name
+
+
+def _clean_env(**extra: str) -> dict:
+    noise = ("IMPL", "LABKIT_", "PYTEST_", "VIRTUAL_ENV", "PYTHONPATH")  # this test run's own grading
+    return {k: v for k, v in os.environ.items() if not k.startswith(noise)} | extra
+
+
+def _ci(fork: Path, starter: bytes) -> dict:
+    """`grader ci` on a student's fork: the kit's student edition, with ``starter`` as the lab's starter."""
+    edition.export_student(KIT_ROOT, fork)
+    (fork / "labs" / LAB / "starter.py").write_bytes(starter)
+    ci = subprocess.run(
+        [sys.executable, "-m", "grader", "ci", "--lab", LAB, "--out", "reports/ci"],
+        cwd=fork,
+        env=_clean_env(PYTHONPATH=str(fork)),  # the fork's own kit, as CI on a fork runs it
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert ci.returncode == 0, ci.stdout + ci.stderr
+    return json.loads((fork / "reports" / "ci" / f"{LAB}.json").read_text())
+
+
+@pytest.fixture(scope="module")
+def ways(tmp_path_factory) -> dict:
+    """Both files graded by `grader run` (in-process, behind the wall), `grader batch` and Gradescope; the
+    one that is not UTF-8 by `grader ci` too."""
+    top = tmp_path_factory.mktemp("intake")
+    found: dict = {"python": {}, "run": {}, "ci": {}, "gradescope": {}}
+    for name in _files():
+        path = _write(top / "files", name)
+        found["python"][name] = subprocess.run([sys.executable, str(path)], capture_output=True, text=True)
+        for isolation in ("in-process", "worker"):
+            report = top / f"{name}-{isolation}.json"
+            args = ["run", "--lab", LAB, "--submission", str(path), "--isolation", isolation, "--json", str(report)]
+            result = CliRunner().invoke(main, args)
+            found["run"][name, isolation] = (result.exit_code, result.output, json.loads(report.read_text()))
+        if name == "alice.py":  # grader ci grades it as `grader run` behind the wall does: the refusal's words
+            found["ci"][name] = _ci(top / "fork", _files()[name])
+        upload = _write(top / f"upload-{name}", name).parent
+        results = top / f"results-{name}.json"
+        assert gradescope.run(LAB, upload, results) == 0
+        found["gradescope"][name] = json.loads(results.read_text())
+    for name in _files():
+        _write(top / "class", name)
+    result = CliRunner().invoke(main, ["batch", str(top / "class"), "--lab", LAB, "--out", str(top / "batch")])
+    assert result.exit_code == 0, result.output
+    rows = csv.DictReader(io.StringIO((top / "batch" / "grades.csv").read_text()))
+    found["batch"] = {r["student"] + ".py": r for r in rows}
+    found["batch_report"] = json.loads((top / "batch" / "reports" / "latin.json").read_text())
+    return found
+
+
+def test_python_refuses_the_undeclared_file_and_runs_the_declared_one(ways):
+    refused = ways["python"]["alice.py"]
+    assert refused.returncode == 1 and "SyntaxError: Non-UTF-8 code starting with '\\xe9'" in refused.stderr
+    assert "line 3" in refused.stderr
+    assert ways["python"]["latin.py"].returncode == 0, ways["python"]["latin.py"].stderr
+
+
+def test_a_file_that_is_not_utf8_gets_one_verdict_in_the_same_words_every_way_in(ways):
+    tests = len(ways["run"]["latin.py", "worker"][2]["tests"])  # every test of the lab
+    for isolation in ("in-process", "worker"):
+        status, output, report = ways["run"]["alice.py", isolation]
+        assert status == 1 and report["score"] == 0 and len(report["tests"]) == tests
+        assert {(t["outcome"], t["message"]) for t in report["tests"]} == {("error", f"alice.py {NOT_UTF8}")}
+        assert f"alice.py {NOT_UTF8}" in " ".join(output.split())  # the table, its lines unwrapped
+    ci = ways["ci"]["alice.py"]  # the fork's file is its labs/ch06/starter.py
+    assert ci["score"] == 0 and len(ci["tests"]) == tests
+    assert {(t["outcome"], t["message"]) for t in ci["tests"]} == {("error", f"starter.py {NOT_UTF8}")}
+    row = ways["batch"]["alice.py"]
+    assert (row["status"], row["score"], row["reason"]) == ("invalid", "0", f"alice.py {NOT_UTF8}")
+    results = ways["gradescope"]["alice.py"]
+    assert results["score"] == 0 and results["tests"] == []
+    assert results["output"].startswith(f"The file cannot be graded: alice.py {NOT_UTF8}.\n")
+
+
+def test_a_latin1_file_with_its_declaration_is_graded_normally_every_way_in(ways):
+    for isolation in ("in-process", "worker"):
+        status, _, report = ways["run"]["latin.py", isolation]
+        assert status == 0 and report["score"] == report["max_score"] == 100
+    assert ways["batch"]["latin.py"]["status"] == "graded" and ways["batch"]["latin.py"]["score"] == "100"
+    solo = ways["run"]["latin.py", "worker"][2]
+    verdicts = [(t["id"], t["outcome"], t["message"]) for t in solo["tests"]]
+    assert [(t["id"], t["outcome"], t["message"]) for t in ways["batch_report"]["tests"]] == verdicts
+    assert ways["batch_report"]["implementation"]["sha256"] == solo["implementation"]["sha256"]
+    assert ways["gradescope"]["latin.py"]["score"] == 100
