@@ -5,6 +5,7 @@ No grading here: these check grader.batch.inputs.discover alone.
 
 import hashlib
 import os
+import stat
 import zipfile
 from pathlib import Path
 
@@ -134,7 +135,10 @@ def test_bad_files_are_invalid_with_the_reason(tmp_path):
         "save it as UTF-8, or declare its encoding on line 1 or 2 (# -*- coding: latin-1 -*-)",
     )
     assert reasons["huge"] == ("invalid", "huge.py is 1024 KiB, over the limit of 1024 KiB")
-    assert reasons["linked"][0] == "invalid" and "symbolic link" in reasons["linked"][1]
+    assert reasons["linked"] == (
+        "invalid",
+        f"linked.py is a symbolic link to {target}, outside the student's own folder",
+    )
     assert reasons["fork"] == ("invalid", "fork/labs/ch06/starter.py is empty")
 
 
@@ -144,7 +148,10 @@ def test_a_symlinked_starter_in_a_fork_is_not_followed(tmp_path):
     starter.parent.mkdir(parents=True)
     starter.symlink_to("/etc/passwd")
     found = _by_student(discover([root], "ch06", tmp_path / "scratch"))
-    assert found["mallory"].status == "invalid" and "symbolic link" in found["mallory"].reason
+    assert found["mallory"].status == "invalid"
+    assert found["mallory"].reason == (
+        "mallory/labs/ch06/starter.py is a symbolic link to /etc/passwd, outside the student's own folder"
+    )
 
 
 def test_one_student_in_two_inputs_is_ambiguous(tmp_path):
@@ -181,6 +188,112 @@ def test_a_zip_cannot_write_outside_its_folder(tmp_path):
     assert not (tmp_path / "escaped.py").exists()
 
 
+def test_a_fork_whose_labs_folder_links_to_a_classmates_is_invalid(tmp_path):
+    root = tmp_path / "forks"
+    _write(root / "bob" / "labs" / "ch06" / "starter.py")
+    (root / "mallory").mkdir()
+    (root / "mallory" / "labs").symlink_to("../bob/labs")
+    found = _by_student(discover([root], "ch06", tmp_path / "scratch"))
+    assert found["bob"].status == "ok"
+    assert (found["mallory"].status, found["mallory"].reason) == (
+        "invalid",
+        "mallory/labs is a symbolic link to ../bob/labs, outside the student's own folder",
+    )
+
+
+# Where a student's folder can hold a link that leads out of it; each is named in the reason.
+OUTSIDE_LINKS = {
+    "the-lab-folder": ("labs/ch06", "../../bob/labs/ch06"),
+    "the-starter": ("labs/ch06/starter.py", "../../../bob/labs/ch06/starter.py"),
+    "a-single-file": ("homework/autograd.py", "../../bob/labs/ch06/starter.py"),
+    "an-unread-folder": ("notes/data", "/"),
+    "the-system": ("solution.py", "/etc/passwd"),
+    "a-link-to-an-inner-link-leading-out": ("main.py", "inner.py"),
+    "a-loop": ("loop.py", "loop.py"),
+}
+
+
+@pytest.mark.parametrize("link, target", OUTSIDE_LINKS.values(), ids=OUTSIDE_LINKS)
+def test_a_link_anywhere_in_a_students_folder_that_leads_out_makes_them_invalid(tmp_path, link, target):
+    root = tmp_path / "forks"
+    _write(root / "bob" / "labs" / "ch06" / "starter.py")
+    mallory = root / "mallory"
+    (mallory / link).parent.mkdir(parents=True)
+    (mallory / link).symlink_to(target)
+    if link == "main.py":
+        (mallory / "inner.py").symlink_to("../bob/labs/ch06/starter.py")
+    found = _by_student(discover([root], "ch06", tmp_path / "scratch"))
+    reason = found["mallory"].reason
+    assert found["mallory"].status == "invalid", found["mallory"]
+    assert reason.endswith(", outside the student's own folder") and reason.startswith("mallory/"), reason
+    assert found["bob"].status == "ok"
+
+
+def test_a_link_inside_the_students_own_folder_to_their_own_file_is_followed(tmp_path):
+    root = tmp_path / "forks"
+    _write(root / "alice" / "work" / "mine.py", "x = 'alice'\n")
+    (root / "alice" / "labs" / "ch06").mkdir(parents=True)
+    (root / "alice" / "labs" / "ch06" / "starter.py").symlink_to("../../work/mine.py")
+    _write(root / "carol" / "src" / "real.py", "x = 'carol'\n")
+    (root / "carol" / "main.py").symlink_to("src/real.py")  # one file under two names: one candidate
+    _write(root / "dave" / "autograd.py", "x = 'dave'\n")
+    (root / "dave" / ".venv" / "bin").mkdir(parents=True)
+    (root / "dave" / ".venv" / "bin" / "python").symlink_to("/usr/bin/python3")  # a folder intake never reads
+    found = _by_student(discover([root], "ch06", tmp_path / "scratch"))
+    assert {s: (e.status, e.source) for s, e in found.items()} == {
+        "alice": ("ok", "alice/labs/ch06/starter.py"),
+        "carol": ("ok", "carol/src/real.py"),
+        "dave": ("ok", "dave/autograd.py"),
+    }
+    for student in ("alice", "carol", "dave"):
+        assert found[student].path.read_text() == f"x = '{student}'\n"
+    assert not found["alice"].path.is_symlink() and found["alice"].path.name == "starter.py"
+
+
+def _zip_link(zf: zipfile.ZipFile, name: str, target: str) -> None:
+    info = zipfile.ZipInfo(name)
+    info.create_system = 3  # Unix: the mode below is a file type and permissions
+    info.external_attr = (stat.S_IFLNK | 0o777) << 16
+    zf.writestr(info, target)
+
+
+def test_links_in_a_zip_are_judged_like_links_in_a_folder(tmp_path):
+    archive = tmp_path / "class.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        zf.writestr("class/bob/labs/ch06/starter.py", "x = 'bob'\n")
+        _zip_link(zf, "class/mallory/labs", "../bob/labs")
+        _zip_link(zf, "class/trudy/labs/ch06/starter.py", "/etc/passwd")
+        zf.writestr("class/alice/work/mine.py", "x = 'alice'\n")
+        _zip_link(zf, "class/alice/labs/ch06/starter.py", "../../work/mine.py")
+        _zip_link(zf, "class/eve.py", "bob/labs/ch06/starter.py")
+    found = _by_student(discover([archive], "ch06", tmp_path / "scratch"))
+    # The sources, and so the links' names, are the paths in the zip (its wrapping folder too).
+    link = "{} is a symbolic link to {}, outside the student's own folder"
+    assert {s: (e.status, e.reason) for s, e in found.items()} == {
+        "alice": ("ok", ""),
+        "bob": ("ok", ""),
+        "eve": ("invalid", link.format("class/eve.py", "bob/labs/ch06/starter.py")),
+        "mallory": ("invalid", link.format("class/mallory/labs", "../bob/labs")),
+        "trudy": ("invalid", link.format("class/trudy/labs/ch06/starter.py", "/etc/passwd")),
+    }
+    assert found["alice"].path.read_text() == "x = 'alice'\n"
+
+
+def test_a_zip_cannot_write_or_link_through_its_own_links(tmp_path):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    archive = tmp_path / "evil.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        _zip_link(zf, "mallory/out", str(outside))
+        zf.writestr("mallory/out/planted.py", GOOD)  # written into a folder, not through the link
+        _zip_link(zf, "mallory/up", "../../../../outside")  # unzipped/0/mallory/up: four levels up
+        _zip_link(zf, "mallory/up/planted-link", "/etc/passwd")  # its folder leads out: never made
+        zf.writestr("bob.py", GOOD)  # a second student: the zip is not one wrapping folder
+    found = _by_student(discover([archive], "ch06", tmp_path / "scratch"))
+    assert list(outside.iterdir()) == []
+    assert found["mallory"].status == "invalid" and found["mallory"].reason.startswith("mallory/up is a symbolic link")
+
+
 def test_student_ids_become_distinct_safe_file_names():
     assert safe_name("alice") == "alice"
     odd = ["Alice Smith_123_assignsubmission_file_", "../etc", "a b", "a_b", "=cmd()"]
@@ -202,3 +315,16 @@ def test_shards_partition_the_class_deterministically(tmp_path):
     for bad in ("0/3", "4/3", "x/3", "3"):
         with pytest.raises(ValueError):
             Shard.parse(bad)
+
+
+def test_a_zip_whose_one_folder_is_a_link_is_not_looked_through(tmp_path):
+    other = tmp_path / "other-class"
+    _write(other / "alice.py")
+    _write(other / "bob.py")
+    archive = tmp_path / "class.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        _zip_link(zf, "class", str(other))  # one top folder, as an LMS wraps a class: but a link
+    found = discover([archive], "ch06", tmp_path / "scratch")
+    assert [(e.student, e.status, e.reason) for e in found] == [
+        ("class", "invalid", f"class is a symbolic link to {other}, outside the student's own folder")
+    ]

@@ -236,3 +236,19 @@ def test_a_failure_of_the_kit_is_a_zero_with_an_error(tmp_path, monkeypatch):
 def test_an_unknown_lab_is_a_usage_error(tmp_path):
     result = CliRunner().invoke(main, ["gradescope", "--lab", "nope", str(tmp_path / "a.zip")])
     assert result.exit_code == 2 and not (tmp_path / "a.zip").exists()
+
+
+def test_an_upload_with_a_link_out_of_it_scores_zero_and_names_the_link(tmp_path):
+    classmate = tmp_path / "classmate"
+    (classmate / "labs" / LAB).mkdir(parents=True)
+    (classmate / "labs" / LAB / "starter.py").write_text(starters.assemble(labs.get(LAB), strip=False))
+    upload = tmp_path / "submission"
+    upload.mkdir()
+    (upload / "labs").symlink_to(classmate / "labs")
+    results_path = tmp_path / "results" / "results.json"
+    assert gradescope.run(LAB, upload, results_path) == 0
+    results = json.loads(results_path.read_text())
+    check_spec(results)
+    assert results["score"] == 0 and results["tests"] == []
+    link = f"labs is a symbolic link to {classmate / 'labs'}, outside the student's own folder"
+    assert results["output"].startswith(f"The file cannot be graded: {link}.\n")

@@ -9,14 +9,18 @@ Accepted inputs, any number and any mix of them:
 
 Every student found gets an ``Entry``: ``ok`` with the file to grade, or ``missing``,
 ``ambiguous`` or ``invalid`` with the reason, so one bad folder never stops the batch.
-A file is accepted by grader.intake, the rule every way in applies, in its words.
-The inputs are only read; accepted files are copied into a staging folder, so what is
-graded and hashed is exactly what was read, whatever happens to the inputs meanwhile.
+A file is accepted by grader.intake, the rule every way in applies, in its words. A
+symbolic link in a student's folder (or a zip) that points outside that folder makes the
+student ``invalid``: nothing of a classmate's, or of the machine's, is ever graded as theirs.
+The inputs are only read; accepted files are copied into a staging folder, so
+what is graded and hashed is exactly what was read, whatever happens to the inputs meanwhile.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import os
 import re
 import shutil
 import stat
@@ -29,6 +33,7 @@ from grader.verdicts import SubmissionError
 
 MAX_ZIP_BYTES = 2 << 30  # unpacked, all members together: a zip bomb stops here
 MAX_ZIP_MEMBERS = 100_000
+MAX_LINK_BYTES = 4096  # a link's target, as a zip stores it: a path, never longer than the system's PATH_MAX
 # Never a student's work: VCS and tool folders, OS litter, the kit's own files in a fork.
 SKIPPED_DIRS = {
     ".git",
@@ -70,19 +75,57 @@ def safe_name(student: str) -> str:
     return name[:120]
 
 
+def _ignored(name: str) -> bool:
+    """A folder intake never reads (VCS and tool folders, hidden folders)."""
+    return name in SKIPPED_DIRS or name.startswith(".")
+
+
 def _python_files(folder: Path) -> list[Path]:
-    """The .py files a student might mean, skipping tool folders and the kit's own files."""
-    found = []
-    for path in sorted(folder.rglob("*.py")):
+    """The .py files a student might mean, skipping tool folders and the kit's own files.
+
+    A link to one of them (links were checked: they stay in the folder) is the same candidate.
+    """
+    found: dict[Path, Path] = {}
+    for path in sorted(folder.rglob("*.py"), key=lambda p: (p.is_symlink(), p)):
         parts = path.relative_to(folder).parts
-        if any(p in SKIPPED_DIRS or p.startswith(".") for p in parts):
+        if any(_ignored(p) for p in parts):
             continue
         if parts[0] in KIT_FOLDERS or (parts[0] == "labs" and len(parts) > 1):
             continue  # a fork's kit files; its labs/<lab>/starter.py is looked up directly
         if path.name in {"setup.py", "conftest.py", "__init__.py"}:
             continue
-        found.append(path)
-    return found
+        found.setdefault(path.resolve(), path)
+    return sorted(found.values())
+
+
+def _outside_link(folder: Path, base: Path) -> str | None:
+    """Why the student of ``folder`` is invalid if a symbolic link in it leads outside it; None if none does.
+
+    Links that stay in the folder may be followed. The folders intake never reads are not
+    looked into: a virtual environment's links to the system's Python are nobody's work.
+    """
+    own = folder.resolve()
+    for top, dirs, files in os.walk(folder):  # does not descend into linked folders: each is checked as a link
+        dirs[:] = sorted(d for d in dirs if not _ignored(d))
+        for name in sorted(dirs + files):
+            path = Path(top, name)
+            if not path.is_symlink():
+                continue
+            try:
+                target = path.resolve()
+            except (OSError, RuntimeError):  # a loop of links
+                target = None
+            if target is None or not target.is_relative_to(own):
+                return _link_reason(_relative(path, base), os.readlink(path))
+    return None
+
+
+def _link_reason(link: str, target: str) -> str:
+    return f"{link} is a symbolic link to {target}, outside the student's own folder"
+
+
+def _relative(path: Path, base: Path) -> str:
+    return str(path.relative_to(base))
 
 
 class Staging:
@@ -92,9 +135,7 @@ class Staging:
         self.root = root
 
     def accept(self, student: str, path: Path, source: str) -> Entry:
-        """``path`` staged for ``student``, or why intake refuses it."""
-        if path.is_symlink():
-            return Entry(student, "invalid", f"{source} is a symbolic link: submit the file itself", source)
+        """``path`` (its links already checked) staged for ``student``, or why intake refuses it."""
         try:
             data = intake.read(path, source).data
         except SubmissionError as exc:
@@ -107,18 +148,22 @@ class Staging:
 
 
 def _from_folder(student: str, folder: Path, lab_id: str, staging: Staging, base: Path) -> Entry:
+    where = _relative(folder, base)
+    link = _outside_link(folder, base)
+    if link:
+        return Entry(student, "invalid", link, where)
     starter = folder / "labs" / lab_id / "starter.py"
-    if starter.is_file() or starter.is_symlink():
-        return staging.accept(student, starter, str(starter.relative_to(base)))
+    if starter.is_file():
+        return staging.accept(student, starter, _relative(starter, base))
     if (folder / "labs").is_dir():
-        return Entry(student, "missing", f"the fork has no labs/{lab_id}/starter.py", str(folder.relative_to(base)))
+        return Entry(student, "missing", f"the fork has no labs/{lab_id}/starter.py", where)
     candidates = _python_files(folder)
     if not candidates:
-        return Entry(student, "missing", "no .py file in the folder", str(folder.relative_to(base)))
+        return Entry(student, "missing", "no .py file in the folder", where)
     if len(candidates) > 1:
-        names = ", ".join(str(c.relative_to(folder)) for c in candidates[:5])
-        return Entry(student, "ambiguous", f"{len(candidates)} candidate files: {names}", str(folder.relative_to(base)))
-    return staging.accept(student, candidates[0], str(candidates[0].relative_to(base)))
+        names = ", ".join(_relative(c, folder) for c in candidates[:5])
+        return Entry(student, "ambiguous", f"{len(candidates)} candidate files: {names}", where)
+    return staging.accept(student, candidates[0], _relative(candidates[0], base))
 
 
 def find_in_folder(folder: Path, lab_id: str, scratch: Path) -> Entry:
@@ -132,48 +177,78 @@ def find_in_folder(folder: Path, lab_id: str, scratch: Path) -> Entry:
 def _from_class_folder(root: Path, lab_id: str, staging: Staging, base: Path) -> list[Entry]:
     entries = []
     for child in sorted(root.iterdir()):
-        if child.name.startswith(".") or child.name in SKIPPED_DIRS:
+        if _ignored(child.name):
             continue
-        if child.is_symlink():
-            entries.append(Entry(child.stem, "invalid", f"{child.name} is a symbolic link", child.name))
+        if child.is_symlink():  # a student's file or folder is their own, never a link to one
+            if child.suffix == ".py" or child.is_dir():
+                student = child.stem if child.suffix == ".py" else child.name
+                reason = _link_reason(_relative(child, base), os.readlink(child))
+                entries.append(Entry(student, "invalid", reason, _relative(child, base)))
         elif child.is_dir():
             entries.append(_from_folder(child.name, child, lab_id, staging, base))
         elif child.suffix == ".py":
-            entries.append(staging.accept(child.stem, child, str(child.relative_to(base))))
+            entries.append(staging.accept(child.stem, child, _relative(child, base)))
     return entries
 
 
 def _unpack(archive: Path, into: Path) -> Path:
-    """Extract a zip safely (no paths outside ``into``, no links, bounded size); return its class folder."""
+    """Extract a zip safely (no paths outside ``into``, bounded size); return its class folder.
+
+    A link entry becomes a link, made after every file so that nothing is written through
+    one, and only where its own folder is inside ``into``; the class's scan then judges
+    where it leads, as it does a folder's.
+    """
+    inside = into.resolve()
     try:
         with zipfile.ZipFile(archive) as zf:
             members = zf.infolist()
             if len(members) > MAX_ZIP_MEMBERS or sum(m.file_size for m in members) > MAX_ZIP_BYTES:
                 raise InputError(f"{archive.name}: too large to unpack safely")
+            links = []
             for member in members:
                 target = (into / member.filename).resolve()
-                if not target.is_relative_to(into.resolve()):
+                if not target.is_relative_to(inside):
                     raise InputError(f"{archive.name}: member {member.filename!r} points outside the archive")
                 if stat.S_ISLNK(member.external_attr >> 16):
-                    continue  # a link in an archive is never a submission
-                if member.is_dir():
+                    links.append(member)
+                elif member.is_dir():
                     target.mkdir(parents=True, exist_ok=True)
-                    continue
-                target.parent.mkdir(parents=True, exist_ok=True)
-                with zf.open(member) as src, target.open("wb") as dst:
-                    shutil.copyfileobj(src, dst)
+                else:
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    with zf.open(member) as src, target.open("wb") as dst:
+                        shutil.copyfileobj(src, dst)
+            for member in links:
+                _make_link(zf, member, into / member.filename.rstrip("/"), inside)
     except zipfile.BadZipFile as exc:
         raise InputError(f"{archive.name}: not a readable zip file ({exc})") from None
-    # An LMS download often wraps the class in one top folder: look inside it.
+    return _class_root(into)
+
+
+def _class_root(into: Path) -> Path:
+    """An LMS download often wraps the class in one top folder: look inside it (never through a link)."""
     root = into
     while True:
-        children = [c for c in root.iterdir() if c.name not in SKIPPED_DIRS and not c.name.startswith(".")]
-        if len(children) == 1 and children[0].is_dir() and not (children[0] / "labs").is_dir():
-            inner = children[0]
-            if any(c.is_dir() for c in inner.iterdir()) or any(inner.glob("*.py")):
-                root = inner
-                continue
-        return root
+        children = [c for c in root.iterdir() if not _ignored(c.name)]
+        if len(children) != 1 or not _wraps_a_class(children[0]):
+            return root
+        root = children[0]
+
+
+def _wraps_a_class(folder: Path) -> bool:
+    if folder.is_symlink() or not folder.is_dir() or (folder / "labs").is_dir():
+        return False  # a link, a file, or one student's fork
+    return any(c.is_dir() for c in folder.iterdir()) or any(folder.glob("*.py"))
+
+
+def _make_link(zf: zipfile.ZipFile, member: zipfile.ZipInfo, link: Path, inside: Path) -> None:
+    """The zip's link entry as a link, unless it cannot be one safely (then it is left out)."""
+    if member.file_size > MAX_LINK_BYTES or os.path.lexists(link):
+        return  # not a path; or a file of the same name is there already
+    if not link.parent.resolve().is_relative_to(inside):
+        return  # an earlier link leads this one's folder out: nothing is made through it
+    link.parent.mkdir(parents=True, exist_ok=True)
+    with contextlib.suppress(OSError, ValueError):  # an empty target, a NUL in it
+        os.symlink(os.fsdecode(zf.read(member)), link)
 
 
 def discover(inputs: list[Path], lab_id: str, scratch: Path) -> list[Entry]:
