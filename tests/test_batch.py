@@ -7,6 +7,7 @@ and shard/merge, which grade again.
 """
 
 import csv
+import hashlib
 import io
 import json
 import os
@@ -239,3 +240,35 @@ def test_shards_merge_into_the_single_runs_gradebook(graded_class, tmp_path):
     assert combined == single
     assert sorted(p.name for p in (merged / "reports").iterdir()) == sorted(p.name for p in (out / "reports").iterdir())
     # The refusals: tests/test_batch_shards.py
+
+
+def test_every_student_id_gets_its_own_row_graded_with_its_own_file(tmp_path):
+    # The kit's earlier file names gave "bob smith" the name "bob_smith-7e50351d", another student's
+    # id, and cut long ids at 120 characters: one student's record replaced the other's, and their
+    # staged files shared a folder. Mallory's labs folder is a link to Bob's: she got his 100.
+    solution, starter = reference_source(LAB), labs.get(LAB).starter.read_text()
+    forks = {"bob smith": solution, "bob_smith-7e50351d": starter, "x" * 130: starter, "x" * 130 + "y": solution}
+    root = tmp_path / "forks"
+    for student, text in forks.items():
+        (root / student / "labs" / LAB).mkdir(parents=True)
+        (root / student / "labs" / LAB / "starter.py").write_text(text)
+    (root / "mallory").mkdir()
+    (root / "mallory" / "labs").symlink_to("../bob smith/labs")
+    (root / os.fsdecode(b"caf\xe9")).mkdir()  # a folder name that is not UTF-8 (it stopped the batch)
+    out = tmp_path / "out"
+    status, output = _batch(str(root), "--lab", LAB, "--out", str(out), "--jobs", "2")
+    assert status == 0, output
+    rows = _rows(out)
+    assert len((out / "grades.csv").read_text().splitlines()) == 1 + len(rows) == 1 + len(forks) + 2
+    assert rows["caf\\xe9"]["status"] == "missing"
+    for student, text in forks.items():
+        row = rows[student]
+        assert row["status"] == "graded" and row["sha256"] == hashlib.sha256(text.encode()).hexdigest(), student
+        assert row["score"] == ("100" if text == solution else "0"), student
+    assert (rows["mallory"]["status"], rows["mallory"]["score"], rows["mallory"]["reason"]) == (
+        "invalid",
+        "0",
+        "mallory/labs is a symbolic link to ../bob smith/labs, outside the student's own folder",
+    )
+    reports = sorted(p.name for p in (out / "reports").iterdir())
+    assert len(reports) == len(forks) and "bob%20smith.json" in reports and "bob_smith-7e50351d.json" in reports

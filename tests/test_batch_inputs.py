@@ -6,13 +6,14 @@ No grading here: these check grader.batch.inputs.discover alone.
 import hashlib
 import os
 import stat
+import urllib.parse
 import zipfile
 from pathlib import Path
 
 import pytest
 
 from grader.batch import Shard
-from grader.batch.inputs import InputError, discover, safe_name
+from grader.batch.inputs import MAX_KEY, InputError, discover, key_of
 from grader.intake import MAX_SUBMISSION_BYTES
 
 GOOD = "def f():\n    return 1\n"
@@ -188,6 +189,56 @@ def test_a_zip_cannot_write_outside_its_folder(tmp_path):
     assert not (tmp_path / "escaped.py").exists()
 
 
+# Ids that the kit's earlier safe names gave one file name: "bob smith" became "bob_smith-" and
+# the first 8 hex digits of its SHA-256, which is itself a safe id; names were cut at 120 characters.
+COLLIDING_IDS = [
+    "bob smith",
+    "bob_smith-7e50351d",
+    "a b",
+    "a_b",
+    "a%20b",
+    ".hidden",
+    "%2Ehidden",
+    "../etc",
+    "=cmd()",
+    "café",
+    "cafe\u0301",  # the same word, decomposed
+    "caf\udce9",  # a file name that is not UTF-8, as os.fsdecode gives it
+    "x" * 130,
+    "x" * 130 + "y",
+    "é" * 100,
+    "é" * 100 + "e",
+]
+
+
+def test_student_ids_never_share_a_file_name():
+    assert key_of("alice") == "alice" and key_of("s.smith+1@uni.edu") == "s.smith+1@uni.edu"
+    assert key_of("bob smith") == "bob%20smith" and key_of("bob_smith-7e50351d") == "bob_smith-7e50351d"
+    keys = [key_of(s) for s in COLLIDING_IDS]
+    assert len(set(keys)) == len(COLLIDING_IDS), keys
+    for key in keys:
+        assert len(key) <= MAX_KEY and not key.startswith(".") and "/" not in key, key
+        assert set(key) <= set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._@+-_%~"), key
+    for student, key in zip(COLLIDING_IDS, keys, strict=True):
+        if "~" not in key:  # by construction: the name spells its id back, so no other id has it
+            assert urllib.parse.unquote(key, errors="surrogatepass") == student
+    long_ones = [k for k in keys if "~" in k]
+    assert len(long_ones) == 4 and all(k.startswith(("xxxxx", "%C3%A9")) for k in long_ones)
+
+
+def test_two_ids_with_one_old_safe_name_are_two_students_each_with_their_own_file(tmp_path):
+    root = tmp_path / "forks"
+    _write(root / "bob smith" / "labs" / "ch06" / "starter.py", "x = 'bob smith'\n")
+    _write(root / "bob_smith-7e50351d" / "labs" / "ch06" / "starter.py", "x = 'the other bob'\n")
+    for student in ("x" * 130, "x" * 130 + "y"):
+        _write(root / student / "labs" / "ch06" / "starter.py", f"x = {len(student)}\n")
+    entries = discover([root], "ch06", tmp_path / "scratch")
+    assert [e.status for e in entries] == ["ok"] * 4
+    assert len({e.key for e in entries}) == 4 and len({e.path.parent for e in entries}) == 4
+    for entry in entries:
+        assert entry.path.read_text() == (root / entry.source).read_text()
+
+
 def test_a_fork_whose_labs_folder_links_to_a_classmates_is_invalid(tmp_path):
     root = tmp_path / "forks"
     _write(root / "bob" / "labs" / "ch06" / "starter.py")
@@ -294,14 +345,6 @@ def test_a_zip_cannot_write_or_link_through_its_own_links(tmp_path):
     assert found["mallory"].status == "invalid" and found["mallory"].reason.startswith("mallory/up is a symbolic link")
 
 
-def test_student_ids_become_distinct_safe_file_names():
-    assert safe_name("alice") == "alice"
-    odd = ["Alice Smith_123_assignsubmission_file_", "../etc", "a b", "a_b", "=cmd()"]
-    names = [safe_name(s) for s in odd]
-    assert len(set(names)) == len(names)
-    assert all("/" not in n and not n.startswith(".") for n in names)
-
-
 def test_shards_partition_the_class_deterministically(tmp_path):
     root = tmp_path / "class"
     for i in range(10):
@@ -328,3 +371,17 @@ def test_a_zip_whose_one_folder_is_a_link_is_not_looked_through(tmp_path):
     assert [(e.student, e.status, e.reason) for e in found] == [
         ("class", "invalid", f"class is a symbolic link to {other}, outside the student's own folder")
     ]
+
+
+def test_a_file_name_that_is_not_utf8_gives_an_id_that_can_be_written_anywhere(tmp_path):
+    root = tmp_path / "class"
+    root.mkdir()
+    (root / os.fsdecode(b"caf\xe9.py")).write_text(GOOD)  # a name from a system that was not UTF-8
+    (root / os.fsdecode(b"d\xe9j\xe0") / "labs" / "ch06").mkdir(parents=True)
+    (root / os.fsdecode(b"d\xe9j\xe0") / "labs" / "ch06" / "starter.py").write_text("")
+    found = discover([root], "ch06", tmp_path / "scratch")
+    assert [(e.student, e.status, e.source, e.reason) for e in found] == [
+        ("caf\\xe9", "ok", "caf\\xe9.py", ""),
+        ("d\\xe9j\\xe0", "invalid", "d\\xe9j\\xe0/labs/ch06/starter.py", "d\\xe9j\\xe0/labs/ch06/starter.py is empty"),
+    ]
+    assert found[0].path.name == "caf\\xe9.py" and found[0].path.read_text() == GOOD  # verdicts name it so

@@ -12,7 +12,7 @@ Every student found gets an ``Entry``: ``ok`` with the file to grade, or ``missi
 A file is accepted by grader.intake, the rule every way in applies, in its words. A
 symbolic link in a student's folder (or a zip) that points outside that folder makes the
 student ``invalid``: nothing of a classmate's, or of the machine's, is ever graded as theirs.
-The inputs are only read; accepted files are copied into a staging folder, so
+The inputs are only read; accepted files are copied into a staging folder of their own, so
 what is graded and hashed is exactly what was read, whatever happens to the inputs meanwhile.
 """
 
@@ -21,7 +21,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
-import re
 import shutil
 import stat
 import zipfile
@@ -64,15 +63,38 @@ class Entry:
 
     @property
     def key(self) -> str:
-        """The student id as a safe file name (reports/<key>.json)."""
-        return safe_name(self.student)
+        """The student id as a file name (reports/<key>.json): see key_of."""
+        return key_of(self.student)
 
 
-def safe_name(student: str) -> str:
-    name = re.sub(r"[^A-Za-z0-9._@+-]+", "_", student).strip("._") or "student"
-    if name != student:  # two ids that sanitize alike must not share a report file
-        name += "-" + hashlib.sha256(student.encode()).hexdigest()[:8]
-    return name[:120]
+KEY_CHARACTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._@+-_")
+MAX_KEY = 120  # with ".json" and an atomic write's temporary prefix, well under a file name's 255 bytes
+
+
+def key_of(student: str) -> str:
+    """The student id as a safe file name, unique by construction: no two ids share one.
+
+    Every character but letters, digits and ``._@+-_`` (and a leading dot) is written
+    ``%XX``, byte by byte, as in a URL; ``%`` is one of them, so the name spells its id
+    back exactly. An id whose name would be too long keeps a readable head and, after a
+    ``~`` (which no escaped name holds), the SHA-256 of the whole id.
+    """
+    escaped = "".join(map(_escape, student))
+    if escaped.startswith("."):  # not a hidden file, nor "." or ".."
+        escaped = "%2E" + escaped[1:]
+    if len(escaped) <= MAX_KEY:
+        return escaped
+    head = escaped[: MAX_KEY - 65]
+    head = head[: head.rfind("%")] if "%" in head[-2:] else head  # not half an escape
+    return f"{head}~{hashlib.sha256(_utf8(student)).hexdigest()}"
+
+
+def _utf8(text: str) -> bytes:
+    return text.encode("utf-8", "surrogatepass")  # a file name that is not UTF-8 holds lone surrogates
+
+
+def _escape(character: str) -> str:
+    return character if character in KEY_CHARACTERS else "".join(f"%{b:02X}" for b in _utf8(character))
 
 
 def _ignored(name: str) -> bool:
@@ -121,18 +143,25 @@ def _outside_link(folder: Path, base: Path) -> str | None:
 
 
 def _link_reason(link: str, target: str) -> str:
-    return f"{link} is a symbolic link to {target}, outside the student's own folder"
+    return f"{link} is a symbolic link to {_shown(target)}, outside the student's own folder"
+
+
+def _shown(name: str) -> str:
+    """A file name as text that can be written anywhere (grades.csv, summary.md): the bytes of a
+    name that is not UTF-8, which Python holds as lone surrogates, as \\xNN."""
+    return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
 def _relative(path: Path, base: Path) -> str:
-    return str(path.relative_to(base))
+    return _shown(str(path.relative_to(base)))
 
 
 class Staging:
-    """Copies of the accepted files, one folder per student."""
+    """Copies of the accepted files, one folder per accepted file: no two students ever share one."""
 
     def __init__(self, root: Path):
         self.root = root
+        self.staged = 0
 
     def accept(self, student: str, path: Path, source: str) -> Entry:
         """``path`` (its links already checked) staged for ``student``, or why intake refuses it."""
@@ -140,9 +169,10 @@ class Staging:
             data = intake.read(path, source).data
         except SubmissionError as exc:
             return Entry(student, "invalid", exc.message, source)
-        folder = self.root / safe_name(student)  # Entry.key
-        folder.mkdir(parents=True, exist_ok=True)
-        copy = folder / path.name
+        self.staged += 1
+        folder = self.root / str(self.staged)
+        folder.mkdir(parents=True)
+        copy = folder / _shown(path.name)  # its name is in the verdicts' words
         copy.write_bytes(data)
         return Entry(student, "ok", "", source, copy, hashlib.sha256(data).hexdigest())
 
@@ -171,7 +201,7 @@ def find_in_folder(folder: Path, lab_id: str, scratch: Path) -> Entry:
 
     The rules of a class folder's ``<student>/`` folder, for a single upload (Gradescope's).
     """
-    return _from_folder(folder.name, folder, lab_id, Staging(scratch), folder)
+    return _from_folder(_shown(folder.name), folder, lab_id, Staging(scratch), folder)
 
 
 def _from_class_folder(root: Path, lab_id: str, staging: Staging, base: Path) -> list[Entry]:
@@ -181,13 +211,13 @@ def _from_class_folder(root: Path, lab_id: str, staging: Staging, base: Path) ->
             continue
         if child.is_symlink():  # a student's file or folder is their own, never a link to one
             if child.suffix == ".py" or child.is_dir():
-                student = child.stem if child.suffix == ".py" else child.name
+                student = _shown(child.stem if child.suffix == ".py" else child.name)
                 reason = _link_reason(_relative(child, base), os.readlink(child))
                 entries.append(Entry(student, "invalid", reason, _relative(child, base)))
         elif child.is_dir():
-            entries.append(_from_folder(child.name, child, lab_id, staging, base))
+            entries.append(_from_folder(_shown(child.name), child, lab_id, staging, base))
         elif child.suffix == ".py":
-            entries.append(staging.accept(child.stem, child, _relative(child, base)))
+            entries.append(staging.accept(_shown(child.stem), child, _relative(child, base)))
     return entries
 
 
@@ -265,7 +295,7 @@ def discover(inputs: list[Path], lab_id: str, scratch: Path) -> list[Entry]:
             unpacked.mkdir(parents=True)
             entries += _from_class_folder(_unpack(given, unpacked), lab_id, staging, unpacked)
         elif given.suffix == ".py":
-            entries.append(staging.accept(given.stem, given, given.name))
+            entries.append(staging.accept(_shown(given.stem), given, _shown(given.name)))
         else:
             raise InputError(f"{given}: give folders, .zip files or .py files")
     return _one_per_student(entries)
