@@ -10,7 +10,9 @@ imports nothing heavier than the standard library: all three processes use it.
 
 from __future__ import annotations
 
+import re
 import traceback
+from dataclasses import dataclass
 from pathlib import Path
 
 MESSAGE_LIMIT = 600
@@ -132,9 +134,12 @@ def import_stopped_worker(name: str, why: str) -> SubmissionError:
     return SubmissionError(f"importing {name} stopped the worker: {why}", "remove top-level code that exits or crashes")
 
 
+MISSING_NAME = "the code under test does not define "
+
+
 def missing_name(lab, name: str) -> SubmissionError:
     return SubmissionError(
-        f"the code under test does not define {name}",
+        f"{MISSING_NAME}{name}",
         f"lab {lab.id} needs these names at the top level of your file: {', '.join(lab.public)}",
     )
 
@@ -211,3 +216,44 @@ def classify(exc: BaseException, static_hint: str, code_files: set[str] = frozen
     # Behind the wall the exception is a stand-in of a built-in type: it carries its own type's name.
     name = getattr(exc, "labkit_type", None) or type(exc).__name__
     return verdict("error", clip(f"{name}: {text}", at), static_hint)
+
+
+# -- a verdict read back --------------------------------------------------------------------
+# A batch explains each score from the student's report (grader.batch.reasons): these read the
+# sentences above back, so that their words live in this one module.
+@dataclass(frozen=True)
+class ImportProblem:
+    """Why the file could not be used at all, as its message says, without the file's name."""
+
+    parses: bool
+    line: int | None  # the file's own line, if the message names one
+    cause: str  # "ValueError at line 3: boom", "called exit() at line 7", "did not finish within 10 s", ...
+
+
+_IMPORT_PROBLEMS = (  # (the message, whether the file parsed)
+    (
+        re.compile(r".+? does not parse: (?P<cause>SyntaxError at (?:line (?P<line>\d+)|an unknown line): .*)", re.S),
+        False,
+    ),
+    (re.compile(r".+? (?P<cause>called exit\(\)) while being imported(?P<at> at line (?P<line>\d+))?", re.S), True),
+    (re.compile(r"importing .+? raised (?P<cause>\S+?(?: at line (?P<line>\d+))?(?::.*)?)", re.S), True),
+    (re.compile(r"importing .+? (?P<cause>did not finish within .*|stopped the worker: .*)", re.S), True),
+)
+
+
+def import_problem(message: str) -> ImportProblem | None:
+    """The ImportProblem a test's message reports (syntax_error, import_failed, import_timed_out,
+    import_stopped_worker), or None if the message is about anything else."""
+    for pattern, parses in _IMPORT_PROBLEMS:
+        found = pattern.fullmatch(message.strip())
+        if found:
+            parts = found.groupdict()
+            line = int(parts["line"]) if parts.get("line") else None
+            return ImportProblem(parses, line, parts["cause"] + (parts.get("at") or ""))
+    return None
+
+
+def missing_name_in(message: str) -> str | None:
+    """The public name a missing_name message says the code lacks, or None for any other message."""
+    text = message.strip()
+    return text[len(MISSING_NAME) :] if text.startswith(MISSING_NAME) else None

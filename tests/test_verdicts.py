@@ -1,7 +1,8 @@
 """The words of every verdict (grader.verdicts): how ``classify`` turns a graded test's exception
 into an outcome, a message and a hint (each branch, the "(file.py:LINE in func)" location,
 clipping at MESSAGE_LIMIT), and the fixed sentences for a file that does not import, a
-missing name, a timeout, a run out of time and a dead test process. Also the in-process
+missing name, a timeout, a run out of time and a dead test process, and those sentences read
+back (import_problem, missing_name_in) as a batch's reasons read them. Also the in-process
 loader (grader.harness.loader): its description of an import failure, and that ``load``
 words a failing import exactly as the wall does, through the same functions."""
 
@@ -325,6 +326,61 @@ def test_the_other_ways_a_file_cannot_be_used():
 def assert_error(exc: SubmissionError, message: str, hint: str) -> None:
     assert isinstance(exc, SubmissionError) and exc.outcome == "error"
     assert (exc.message, exc.hint, str(exc)) == (message, hint, message)
+
+
+# -- a verdict read back --------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "made, parses, line, cause",
+    [
+        (verdicts.syntax_error("alice.py", 12, "invalid syntax"), False, 12, "SyntaxError at line 12: invalid syntax"),
+        (verdicts.syntax_error("my file.py", None, "x"), False, None, "SyntaxError at an unknown line: x"),
+        (verdicts.import_failed("alice.py", "SystemExit", 7, "0"), True, 7, "called exit() at line 7"),
+        (verdicts.import_failed("alice.py", "SystemExit", None, "0"), True, None, "called exit()"),
+        (
+            verdicts.import_failed("alice.py", "ValueError", 3, "shape: (2, 3)"),
+            True,
+            3,
+            "ValueError at line 3: shape: (2, 3)",
+        ),
+        (
+            verdicts.import_failed("a.py", "ModuleNotFoundError", None, "No module named 'torch'"),
+            True,
+            None,
+            "ModuleNotFoundError: No module named 'torch'",
+        ),
+        (verdicts.import_timed_out("alice.py", 10.0), True, None, "did not finish within 10 s"),
+        (
+            verdicts.import_stopped_worker("alice.py", "killed by signal 9"),
+            True,
+            None,
+            "stopped the worker: killed by signal 9",
+        ),
+    ],
+)
+def test_import_problem_reads_back_every_import_verdict_without_the_file_name(made, parses, line, cause):
+    assert verdicts.import_problem(made.message) == verdicts.ImportProblem(parses, line, cause)
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "Value(3).data should be a float, got int",
+        "not implemented yet: Task 1 (alice.py:29 in __init__)",
+        "ValueError: importing the data raised nothing",  # the words, but not the verdict's sentence
+        verdicts.missing_name(labs.get("ch06"), "Tensor").message,
+        "",
+    ],
+)
+def test_import_problem_is_none_for_any_other_message(message):
+    assert verdicts.import_problem(message) is None
+
+
+def test_missing_name_in_reads_back_the_name():
+    assert verdicts.missing_name_in(verdicts.missing_name(labs.get("ch06"), "GradcheckError").message) == (
+        "GradcheckError"
+    )
+    assert verdicts.missing_name_in("Tensor is not defined the way the test expects") is None
+    assert verdicts.missing_name_in(verdicts.import_timed_out("alice.py", 1).message) is None
 
 
 # -- a test ran too long, or its process stopped --------------------------------------------
