@@ -2,7 +2,7 @@
 
     DIR/batch.json           what the folder is: lab, kit, shard I/N, the inputs' roster (grader.batch.shards),
                              written before anyone is graded, so a killed batch still says it
-    DIR/records/<id>.json    the student's status, score, hash, flags, limits (written last, atomically)
+    DIR/records/<id>.json    the student's status, score, hash, flags, limits, the file's static read (written last)
     DIR/reports/<id>.json    the canonical report of a graded student
     DIR/grades.csv           the gradebook
     DIR/summary.json, summary.md
@@ -16,8 +16,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from grader import __version__, atomic
-from grader.batch import gradebook
+from grader import __version__, atomic, labs
+from grader.batch import gradebook, sources
 from grader.batch.inputs import Entry
 from grader.kit import manifest
 
@@ -114,7 +114,15 @@ class Outputs:
             and record.get("limits") == self.limits
         )
 
-    def _record(self, entry: Entry, status: str, reason: str, score: float = 0, flags: list | None = None) -> dict:
+    def _record(
+        self,
+        entry: Entry,
+        status: str,
+        reason: str,
+        score: float = 0,
+        flags: list | None = None,
+        code: dict | None = None,
+    ) -> dict:
         record = {
             "schema": RECORD_SCHEMA,
             "student": entry.student,
@@ -130,13 +138,15 @@ class Outputs:
             "kit": self.kit,
             "limits": self.limits,
             "report": f"reports/{entry.key}.json" if status == "graded" else None,
+            "code": code,  # the file read without running it (sources.describe), for the gradebook's reasons
         }
         atomic.write_json(self.record_path(entry.key), record)
         return record
 
     def save_graded(self, entry: Entry, report: dict) -> dict:
         atomic.write_json(self.report_path(entry.key), report)
-        return self._record(entry, "graded", "", report["score"], report["flags"])
+        code = sources.describe_file(entry.path, labs.get(self.lab_id), labs.discover().values())
+        return self._record(entry, "graded", "", report["score"], report["flags"], code)
 
     def save_status(self, entry: Entry, status: str, reason: str) -> dict:
         self.report_path(entry.key).unlink(missing_ok=True)  # an old report of a file no longer there

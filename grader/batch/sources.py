@@ -1,0 +1,164 @@
+"""A submission read as text, never run: does it parse, which names it defines, what its code is.
+
+A batch keeps these facts in each graded student's record (``code``), so that the gradebook
+can say why a score is low (grader.batch.reasons) and who handed in the same code
+(grader.batch.identical) from the output folder alone, after a resume or a merge of shards.
+Everything here is a static read with ``ast``: a submission is imported only behind the wall.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import hashlib
+from collections.abc import Iterable, Iterator, Mapping
+from pathlib import Path
+
+from grader.labs import Lab
+
+LOOKS_LIKE_SHARE = 0.5  # another lab's file defines at least half of that lab's names
+
+
+# Python's parser gives up on code nested too deeply (RecursionError, MemoryError): so does Python's
+# import, so for a grade such a file does not parse either.
+UNPARSABLE = (SyntaxError, ValueError, RecursionError, MemoryError)
+
+
+def syntax_error_line(source: str) -> int | None:
+    """The line of the first syntax error (0 if Python names none); None if the source parses."""
+    try:
+        ast.parse(source)
+    except UNPARSABLE as exc:
+        return getattr(exc, "lineno", None) or 0
+    return None
+
+
+def _bodies(node: ast.AST) -> Iterable[list[ast.stmt]]:
+    for name in ("body", "orelse", "finalbody"):
+        yield getattr(node, name, [])
+    for handler in getattr(node, "handlers", []):
+        yield handler.body
+    for case in getattr(node, "cases", []):
+        yield case.body
+
+
+def _bound(target: ast.AST) -> Iterable[str]:
+    if isinstance(target, ast.Name):
+        yield target.id
+    elif isinstance(target, (ast.Tuple, ast.List)):
+        for element in target.elts:
+            yield from _bound(element)
+    elif isinstance(target, ast.Starred):
+        yield from _bound(target.value)
+
+
+def top_level_names(source: str) -> set[str]:
+    """The names a module binds at its top level (also inside a top-level if, try, with or for);
+    empty if it does not parse. What ``exec`` or ``globals()`` would add is not seen."""
+    try:
+        tree = ast.parse(source)
+    except UNPARSABLE:
+        return set()
+    names: set[str] = set()
+    todo = list(tree.body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+            continue
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            names |= {(a.asname or a.name).split(".")[0] for a in node.names if a.name != "*"}
+        elif isinstance(node, ast.Assign):
+            names |= {n for target in node.targets for n in _bound(target)}
+        elif isinstance(node, (ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor)):
+            names |= set(_bound(node.target))
+        elif isinstance(node, (ast.With, ast.AsyncWith)):
+            names |= {n for item in node.items if item.optional_vars for n in _bound(item.optional_vars)}
+        for body in _bodies(node):
+            todo.extend(body)
+    return names
+
+
+def _without_docstrings(tree: ast.Module) -> ast.Module:
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if (
+            isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+            and body
+            and isinstance(body[0], ast.Expr)
+            and isinstance(body[0].value, ast.Constant)
+            and isinstance(body[0].value.value, str)
+        ):
+            node.body = body[1:]
+    return tree
+
+
+def _canonical(tree: ast.AST) -> Iterator[str]:
+    """The tree, node by node in pre-order: without recursion, which a deep expression would exhaust
+    (``ast.dump`` does), and without positions, so comments and layout do not count."""
+    stack: list = [tree]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, ast.AST):
+            yield type(item).__name__
+            stack.extend(reversed([getattr(item, name, None) for name in item._fields]))
+        elif isinstance(item, list):
+            yield f"[{len(item)}"
+            stack.extend(reversed(item))
+        else:
+            yield repr(item)
+
+
+@functools.lru_cache(maxsize=4)  # the lab's starter, once per student: kept
+def code_digest(source: str) -> str | None:
+    """A hash of the code up to comments, whitespace, docstrings and quoting style (of the module's
+    syntax tree without its docstrings); None if the source does not parse. A tree's fields can
+    change between Python versions: compare digests made by one Python."""
+    try:
+        tree = ast.parse(source)
+    except UNPARSABLE:
+        return None
+    digest = hashlib.sha256()
+    for token in _canonical(_without_docstrings(tree)):
+        digest.update(token.encode("utf-8", "surrogatepass") + b"\0")
+    return digest.hexdigest()
+
+
+def looks_like(names: set[str], lab_id: str, publics: Mapping[str, Iterable[str]]) -> str | None:
+    """The other lab whose file this seems to be: the one whose public names ``names`` cover the
+    largest share of, if that share is at least half and larger than ``lab_id``'s own."""
+
+    def share(lab: str) -> float:
+        public = set(publics[lab])
+        return len(public & names) / len(public) if public else 0.0
+
+    own = share(lab_id)
+    best = max(sorted(lab for lab in publics if lab != lab_id), key=share, default=None)
+    if best is not None and share(best) >= LOOKS_LIKE_SHARE and share(best) > own:
+        return best
+    return None
+
+
+def describe(source: str, lab_id: str, publics: Mapping[str, Iterable[str]], starter: str | None) -> dict:
+    """What a record keeps of a submission graded for lab ``lab_id``: ``publics`` maps each lab of the
+    kit to its public names, ``starter`` is the text of the lab's starter.py (None if there is none)."""
+    names = top_level_names(source)
+    digest = code_digest(source)
+    untouched = starter is not None and (source == starter or (digest is not None and digest == code_digest(starter)))
+    error_line = syntax_error_line(source)
+    return {
+        "parses": error_line is None,
+        "syntax_error_line": error_line or None,
+        "code_sha256": digest,
+        "starter": untouched,
+        "public_names": len(list(publics[lab_id])),
+        "missing_names": [name for name in publics[lab_id] if name not in names],
+        "looks_like": looks_like(names, lab_id, publics),
+    }
+
+
+def describe_file(path: Path, lab: Lab, kit_labs: Iterable[Lab]) -> dict:
+    """``describe`` of the file at ``path``, against the kit's labs as discovered."""
+    starter = lab.starter.read_text(encoding="utf-8") if lab.starter.is_file() else None
+    source = path.read_text(encoding="utf-8", errors="replace")
+    return describe(source, lab.id, {other.id: other.public for other in kit_labs}, starter)

@@ -1,0 +1,109 @@
+"""The static read of a submission (grader.batch.sources): whether it parses, the names it binds at
+the top level, its code up to comments and whitespace, whose lab's file it looks like, and
+whether it is the lab's starter untouched. Pure functions on hand-written sources."""
+
+import ast
+
+import pytest
+
+from grader.batch import sources
+
+PUBLICS = {"ch06": ["Value", "Tensor", "gradcheck"], "lesson1_3": ["Value", "fit_line", "softmax_cross_entropy"]}
+STARTER = '''"""The lab's starter."""
+import math
+
+
+class Value:
+    """A number."""
+
+    def __init__(self, data):
+        raise NotImplementedError("Task 1")
+'''
+
+
+def test_describe_a_file_of_the_lab():
+    assert sources.describe(
+        STARTER.replace("raise NotImplementedError", "self.data = float"), "ch06", PUBLICS, STARTER
+    ) == {
+        "parses": True,
+        "syntax_error_line": None,
+        "code_sha256": sources.code_digest(STARTER.replace("raise NotImplementedError", "self.data = float")),
+        "starter": False,
+        "public_names": 3,
+        "missing_names": ["Tensor", "gradcheck"],
+        "looks_like": None,
+    }
+
+
+def test_the_starter_is_recognised_through_comments_whitespace_and_docstrings():
+    touched_up = STARTER.replace('"""A number."""', "# my notes\n\n").replace("(self, data)", "( self,data )")
+    assert sources.describe(touched_up, "ch06", PUBLICS, STARTER)["starter"] is True
+    assert sources.describe(STARTER, "ch06", PUBLICS, STARTER)["starter"] is True
+    assert sources.describe(STARTER.replace("Task 1", "Task one"), "ch06", PUBLICS, STARTER)["starter"] is False
+    assert sources.describe(STARTER, "ch06", PUBLICS, None)["starter"] is False  # a lab without one
+
+
+def test_code_digest_ignores_comments_layout_docstrings_and_quotes_but_not_code():
+    one = 'def f(x):\n    """Doc."""\n    return x + 1  # one\n'
+    same = "def f(x):\n    # nothing\n\n    return (x+1)\n"
+    assert sources.code_digest(one) == sources.code_digest(same)
+    assert sources.code_digest("s = 'a'\n") == sources.code_digest('s = "a"\n')
+    assert sources.code_digest(one) != sources.code_digest(one.replace("x + 1", "x + 2"))
+    assert sources.code_digest("x = 1\ny = 2\n") != sources.code_digest("y = 2\nx = 1\n")
+    assert sources.code_digest("def f(:\n") is None
+
+
+def test_a_deeply_nested_file_is_read_without_running_out_of_stack():
+    deep = "x = " + "a + " * 1500 + "a\n"
+    with pytest.raises(RecursionError):
+        ast.dump(ast.parse(deep))  # what a recursive reading of the tree would meet
+    assert sources.code_digest(deep) is not None and sources.top_level_names(deep) == {"x"}
+    hopeless = "x = " + "-" * 500_000 + "1\n"  # Python's parser gives up (MemoryError): so does the import
+    assert sources.describe(hopeless, "ch06", PUBLICS, None)["parses"] is False
+
+
+def test_top_level_names_are_bound_at_the_top_level_only():
+    source = (
+        "import numpy as np, os.path\nfrom math import exp as e, sqrt\nfrom x import *\n"
+        "A, (B, *C) = 1, (2, 3)\nD: int = 4\n"
+        "try:\n    import torch\nexcept ImportError:\n    torch = None\nelse:\n    E = 1\n"
+        "if True:\n    def F(): G = 1\nwith open('f') as H:\n    pass\nfor I in []:\n    pass\n"
+        "class J:\n    K = 1\n"
+    )
+    assert sources.top_level_names(source) == {
+        "np",
+        "os",
+        "e",
+        "sqrt",
+        "A",
+        "B",
+        "C",
+        "D",
+        "torch",
+        "E",
+        "F",
+        "H",
+        "I",
+        "J",
+    }
+    assert sources.top_level_names("def broken(:\n") == set()
+
+
+@pytest.mark.parametrize(
+    "names, expected",
+    [
+        ({"Value", "fit_line", "softmax_cross_entropy"}, "lesson1_3"),  # all of lesson1_3's, 1 of ch06's 3
+        ({"Value", "fit_line"}, "lesson1_3"),  # 2 of 3 beats 1 of 3
+        ({"Value", "Tensor", "fit_line"}, None),  # 2 of 3 each: not clearly another lab's
+        ({"fit_line"}, None),  # a third of lesson1_3's: too little to say
+        (set(), None),
+    ],
+)
+def test_looks_like_names_the_lab_whose_names_the_file_clearly_has(names, expected):
+    assert sources.looks_like(names, "ch06", PUBLICS) == expected
+
+
+def test_syntax_error_line():
+    assert sources.syntax_error_line("x = 1\n\n\ndef broken(:\n") == 4
+    assert sources.syntax_error_line("x = 1\n") is None
+    assert sources.syntax_error_line("x = '\0'\n".replace("'\0'", "\0")) == 0  # null bytes: no line
