@@ -1,7 +1,8 @@
 """Instructor batch grading end to end: a small synthetic class through `grader batch`.
 
-The class: a correct file, the pristine starter, a realistic bug, a file that does not
-parse, a hostile file that crashes its worker, and students with nothing gradable.
+The class: a correct file, the pristine starter, a realistic bug (and a copy of it, and the
+same code with other comments), another lab's file, a file that does not parse, a hostile
+file that crashes its worker, and students with nothing gradable.
 It is graded once in full (module fixture); each test reads that run, except resume
 and shard/merge, which grade again.
 """
@@ -43,6 +44,10 @@ def _class(root: Path) -> Path:
     (root / "bob.py").write_text(labs.get(LAB).starter.read_text())
     bug = catalogue(LAB)[0]
     (root / "carol.py").write_text(apply(reference_source(LAB), bug))
+    (root / "zoe.py").write_text(apply(reference_source(LAB), bug))  # carol's file
+    commented = apply(reference_source(LAB), bug).replace("\nclass ", "\n# my own work, honest\nclass ")
+    (root / "carl.py").write_text(commented)  # carol's code, with comments of its own
+    (root / "lou.py").write_text(reference_source("lesson1_3"))  # another lab's file
     (root / "dave.py").write_text("def broken(:\n")
     (root / "erin.py").write_text(reference_source(LAB) + HOSTILE)
     (root / "ivan.py").write_text(reference_source(LAB) + "\nimport os  # not on the lab's allow-list\n")
@@ -54,7 +59,7 @@ def _class(root: Path) -> Path:
     return root
 
 
-GRADED = ("alice", "bob", "carol", "dave", "erin", "ivan")
+GRADED = ("alice", "bob", "carl", "carol", "dave", "erin", "ivan", "lou", "zoe")
 
 
 def _batch(*args: str) -> tuple[int, str]:
@@ -91,7 +96,7 @@ def test_every_student_gets_a_row_with_the_right_status(graded_class):
     assert rows["hal"]["reason"].startswith("2 candidate files")
     assert all(r["max_score"] == "100" for r in rows.values())
     assert rows["ivan"]["flags"] == "disallowed-import"
-    assert "9 students" in output and "gradebook:" in output
+    assert "12 students" in output and "gradebook:" in output
 
 
 def test_each_students_batch_result_equals_their_solo_result(graded_class):
@@ -119,22 +124,74 @@ def test_the_hostile_student_costs_only_its_own_points(graded_class):
 def test_the_summary_shows_what_the_class_missed(graded_class):
     _, out, _ = graded_class
     summary = json.loads((out / "summary.json").read_text())
-    assert summary["statuses"] == {"ambiguous": 1, "graded": 6, "invalid": 1, "missing": 1}
-    dist = summary["distribution"]
-    assert dist["count"] == 6 and dist["max_percent"] == 100 and dist["min_percent"] == 0
-    assert sum(b["count"] for b in dist["histogram"]) == 6
+    assert summary["statuses"] == {"ambiguous": 1, "graded": 9, "invalid": 1, "missing": 1}
+    dist = summary["distribution"]  # the untouched starter is not counted
+    assert dist["count"] == 8 and dist["max_percent"] == 100 and dist["min_percent"] == 0
+    assert sum(b["count"] for b in dist["histogram"]) == 8
     by_id = {t["id"]: t for t in summary["tests"]}
     bug = catalogue(LAB)[0]
-    for test_id in bug.caught_by:  # alice passes it, bob, carol, dave, ivan do not
-        assert by_id[test_id]["pass_rate"] <= 2 / 6
-    starter_message = next(t for t in summary["tests"] if t["failures"])["common_failures"][0]["message"]
-    assert "bob.py" not in starter_message  # the student's file name is not part of the grouped message
+    for test_id in bug.caught_by:  # alice and lou's Value pass it; carl, carol, dave, erin, ivan, zoe do not
+        assert by_id[test_id]["pass_rate"] == 2 / 8
+    messages = [f["message"] for t in summary["tests"] for f in t["common_failures"]]
+    assert messages and not [m for m in messages if ".py" in m]  # no student's file name or location
     tasks = {t["id"]: t for t in summary["tasks"]}
     assert set(tasks) == {t.id for t in labs.get(LAB).tasks}
     assert [r["student"] for r in summary["not_graded"]] == ["frank", "gina", "hal"]
     assert [r["student"] for r in summary["flagged"]] == ["ivan"]
     markdown = (out / "summary.md").read_text()
     assert "## Tasks" in markdown and "## Not graded" in markdown and "ivan" in markdown
+
+
+def test_every_score_below_full_has_its_reason(graded_class):
+    _, out, _ = graded_class
+    rows = _rows(out)
+    below = {s: r["reason"] for s, r in rows.items() if r["status"] == "graded" and r["score"] != r["max_score"]}
+    assert set(below) == {"bob", "carl", "carol", "dave", "erin", "ivan", "lou", "zoe"}
+    assert all(below.values()) and not rows["alice"]["reason"]
+    assert below["bob"] == "the starter, unchanged"
+    assert below["dave"] == "does not parse (line 1)"
+    assert below["lou"] == (
+        "lacks 4 of the lab's 5 names: Tensor, numerical_grad, gradcheck, GradcheckError "
+        "(looks like lab lesson1_3's file)"
+    )
+    assert (
+        below["carol"]
+        == below["carl"]
+        == below["zoe"]
+        == ("1 test failed in task 1: Value(3).data should be a float, got int")
+    )
+    assert below["erin"].startswith("crashed in task")  # the worker's death, not the tests it cost
+    assert below["ivan"].startswith("import failed: ImportError at line ")  # os is not on the lab's allow-list
+    assert below["ivan"].endswith("this lab does not allow importing 'os' (allowed: math, numpy)")
+    summary = json.loads((out / "summary.json").read_text())
+    assert {r["student"]: r["reason"] for r in summary["below_full"]} == below
+    markdown = (out / "summary.md").read_text().splitlines()
+    assert "| dave | 0/100 | does not parse (line 1) |" in markdown
+
+
+def test_identical_files_are_grouped_and_starters_left_out_of_the_statistics(graded_class):
+    _, out, output = graded_class
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["identical"] == {
+        "same_file": [["carol", "zoe"]],
+        "same_code": [["carl", "carol", "zoe"]],
+        "untouched_starters": ["bob"],
+    }
+    assert summary["statistics"] == {
+        "students": 8,
+        "left_out": {"untouched_starters": ["bob"], "not_graded": ["frank", "gina", "hal"]},
+    }
+    separating = [t for t in summary["tests"] if t["id"] in summary["separating"]]
+    assert separating and all(0 < t["pass_rate"] < 1 and -1 <= t["discrimination"] <= 1 for t in separating)
+    markdown = (out / "summary.md").read_text().splitlines()
+    assert "- the same file: carol, zoe" in markdown
+    assert "- the same code, up to comments and whitespace: carl, carol, zoe" in markdown
+    assert "The lab's starter, unchanged: bob." in markdown
+    assert (
+        "The statistics below are over 8 of the 12 students; left out: 1 untouched starter (bob) and 3 not graded "
+        "(frank, gina, hal): an untouched starter or a file not graded says nothing about the tests."
+    ) in markdown
+    assert "identical submissions: 2 groups" in output
 
 
 def test_an_existing_batch_folder_needs_resume(graded_class, tmp_path):

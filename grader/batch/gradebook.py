@@ -1,30 +1,46 @@
 """What a batch produces from its students' records: the gradebook CSV and the class summary.
 
 A record (``records/<student>.json``) is what the batch knows of one student: the status,
-the score, the submission's hash, the flags; the canonical report of a graded student
-sits beside it in ``reports/``. Everything here is computed from those files alone, so
-a resumed run and a merge of shards write exactly what one uninterrupted run would.
+the score, the submission's hash, the flags, the static read of the file (``code``); the
+canonical report of a graded student sits beside it in ``reports/``. Everything here is
+computed from those files alone, so a resumed run and a merge of shards write exactly what
+one uninterrupted run would. The summary's parts come from their own modules: the reason
+for each score (reasons), the tests' item analysis (items), identical submissions (identical).
 """
 
 from __future__ import annotations
 
 import csv
 import io
-import re
 import statistics
 from collections import Counter
 
+from grader.batch import identical, items, reasons
 from grader.report.text import code_span, markdown
 
 HISTOGRAM_BINS = 10  # percent bands of 10 points; 100% has its own band
-TOP_MESSAGES = 3
-MESSAGE_CHARS = 160
+SCHEMA = "labkit.batch-summary/2"
+DISCRIMINATION = (
+    "The discrimination index is the point-biserial correlation between passing the test (1 or 0) and the "
+    "rest of the score (the score minus the test's points): near 1, the students who pass it are the strong "
+    "ones; near 0, passing it goes with nothing else; below 0, the strong students fail it (check the test)."
+)
+PATTERNS = "Messages that differ only in their numbers and quoted values count as one."
 
 CSV_COLUMNS = ["student", "score", "max_score", "percent", "status", "flags", "sha256", "reason"]
 
 
 def percent(score: float, max_score: float) -> float:
     return round(100 * score / max_score, 2) if max_score else 0.0
+
+
+def explained(records: list[dict], reports: dict[str, dict]) -> list[dict]:
+    """The records, each graded one with the reason for its score (grader.batch.reasons) from its
+    report (``reports`` by record key) and its static read; the others keep the reason they have."""
+    return [
+        {**r, "reason": reasons.reason(reports[r["key"]], r.get("code"))} if r["status"] == "graded" else r
+        for r in records
+    ]
 
 
 def grades_csv(records: list[dict]) -> str:
@@ -75,56 +91,6 @@ def _distribution(scores: list[float], max_score: float) -> dict:
     }
 
 
-LOCATION = re.compile(r"\s*\([^()\s]+\.py:\d+ in [^()]*\)")  # "(alice.py:12 in __add__)": differs per student
-NUMBER = re.compile(r"[-+]?\d+(?:\.\d+)?(?:e[-+]?\d+)?")
-
-
-def _first_line(message: str) -> str:
-    text = (message or "").strip()
-    return LOCATION.sub("", text.splitlines()[0] if text else "(no message)")[:MESSAGE_CHARS]
-
-
-def _shape(message: str) -> str:
-    """Messages that differ only in their numbers are the same mistake."""
-    return NUMBER.sub("#", message)
-
-
-def _per_test(reports: list[dict]) -> list[dict]:
-    rows: dict[str, dict] = {}
-    for report in reports:
-        for test in report["tests"]:
-            row = rows.setdefault(
-                test["id"],
-                {
-                    "id": test["id"],
-                    "task": test["task"],
-                    "passed": 0,
-                    "graded": 0,
-                    "messages": Counter(),
-                    "example": {},
-                },
-            )
-            row["graded"] += 1
-            if test["outcome"] == "passed":
-                row["passed"] += 1
-            else:
-                message = f"{test['outcome']}: {_first_line(test['message'])}"
-                row["messages"][_shape(message)] += 1
-                row["example"].setdefault(_shape(message), message)
-    return [
-        {
-            "id": row["id"],
-            "task": row["task"],
-            "pass_rate": round(row["passed"] / row["graded"], 4),
-            "failures": row["graded"] - row["passed"],
-            "common_failures": [
-                {"message": row["example"][m], "count": n} for m, n in row["messages"].most_common(TOP_MESSAGES)
-            ],
-        }
-        for row in rows.values()
-    ]
-
-
 def _per_task(reports: list[dict]) -> list[dict]:
     rows: dict[str, dict] = {}
     for report in reports:
@@ -144,34 +110,64 @@ def _per_task(reports: list[dict]) -> list[dict]:
 
 
 def summary(
-    lab_id: str, lab_title: str, max_score: float, records: list[dict], reports: list[dict], shards: dict | None = None
+    lab_id: str,
+    lab_title: str,
+    max_score: float,
+    records: list[dict],
+    reports: dict[str, dict],
+    shards: dict | None = None,
 ) -> dict:
-    """The class at a glance: statuses, the score distribution, and what the class missed.
+    """The class at a glance: statuses, the score distribution, what the class missed and why each
+    student lost points. ``records`` as ``explained`` returns them, ``reports`` by record key. The
+    statistics leave out untouched starters and students not graded, whose zeros say nothing
+    about the tests.
 
     ``shards`` (grader.batch.shards.coverage) says which shards it holds when it is not the whole class.
     """
-    graded = [r for r in records if r["status"] == "graded"]
+    by_student = sorted(records, key=lambda r: r["student"])
+    graded = [r for r in by_student if r["status"] == "graded"]
+    counted = [r for r in graded if not identical.untouched_starter(r)]
+    counted_reports = [reports[r["key"]] for r in counted]
+    same = identical.groups(records)
+    tests = items.tests(counted_reports)
     return {
-        "schema": "labkit.batch-summary/1",
+        "schema": SCHEMA,
         "lab": lab_id,
         "lab_title": lab_title,
         "max_score": max_score,
         "students": len(records),
         **({"shards": shards} if shards else {}),
         "statuses": dict(sorted(Counter(r["status"] for r in records).items())),
-        "distribution": _distribution([r["score"] for r in graded], max_score),
-        "tasks": _per_task(reports),
-        "tests": sorted(_per_test(reports), key=lambda t: (t["pass_rate"], t["id"])),
+        "statistics": {
+            "students": len(counted),
+            "left_out": {
+                "untouched_starters": same["untouched_starters"],
+                "not_graded": [r["student"] for r in by_student if r["status"] != "graded"],
+            },
+        },
+        "distribution": _distribution([r["score"] for r in counted], max_score),
+        "tasks": _per_task(counted_reports),
+        "tests": sorted(tests, key=lambda t: (t["pass_rate"], t["id"])),
+        "separating": [t["id"] for t in items.separating(tests)],
+        "failure_patterns": items.failure_patterns(counted_reports),
+        "definitions": {"discrimination": DISCRIMINATION, "failure_patterns": PATTERNS},
+        "below_full": [
+            {
+                "student": r["student"],
+                "score": r["score"],
+                "percent": percent(r["score"], r["max_score"]),
+                "reason": r["reason"],
+            }
+            for r in sorted(graded, key=lambda r: (r["score"], r["student"]))
+            if r["score"] < r["max_score"]
+        ],
+        "identical": same,
         "not_graded": [
             {"student": r["student"], "status": r["status"], "reason": r.get("reason", "")}
-            for r in sorted(records, key=lambda r: r["student"])
+            for r in by_student
             if r["status"] != "graded"
         ],
-        "flagged": [
-            {"student": r["student"], "flags": r["flags"]}
-            for r in sorted(records, key=lambda r: r["student"])
-            if r.get("flags")
-        ],
+        "flagged": [{"student": r["student"], "flags": r["flags"]} for r in by_student if r.get("flags")],
     }
 
 
@@ -185,48 +181,121 @@ def _not_the_whole_class(shards: dict) -> str:
     return f"**Not the whole class**: {'; '.join(parts)}."
 
 
-def summary_markdown(doc: dict, *, hardest: int = 10) -> str:
+def _names(students: list[str]) -> str:
+    return ", ".join(markdown(s, cell=True) for s in students)
+
+
+def _left_out(doc: dict) -> str:
+    stats = doc["statistics"]
+    starters, not_graded = stats["left_out"]["untouched_starters"], stats["left_out"]["not_graded"]
+    parts = []
+    if starters:
+        parts.append(f"{len(starters)} untouched starter{'s' if len(starters) != 1 else ''} ({_names(starters)})")
+    if not_graded:
+        parts.append(f"{len(not_graded)} not graded ({_names(not_graded)})")
+    if not parts:
+        return f"The statistics below are over all {stats['students']} students."
+    return (
+        f"The statistics below are over {stats['students']} of the {doc['students']} students; left out: "
+        f"{' and '.join(parts)}: an untouched starter or a file not graded says nothing about the tests."
+    )
+
+
+def _scores(dist: dict) -> list[str]:
+    q1, q2, q3 = dist["quartiles_percent"]
+    lines = [
+        "## Scores (percent of the maximum)",
+        "",
+        f"mean {dist['mean_percent']:g}, median {dist['median_percent']:g}, quartiles {q1:g} / {q2:g} / {q3:g}, "
+        f"min {dist['min_percent']:g}, max {dist['max_percent']:g}",
+        "",
+        "| band | students | |",
+        "| --- | ---: | --- |",
+    ]
+    top = max(b["count"] for b in dist["histogram"]) or 1
+    for band in dist["histogram"]:
+        lines.append(f"| {band['band']} | {band['count']} | {'#' * round(20 * band['count'] / top)} |")
+    return [*lines, ""]
+
+
+def _separating(doc: dict, top: int) -> list[str]:
+    tests = {t["id"]: t for t in doc["tests"]}
+    everyone = sum(t["pass_rate"] == 1 for t in doc["tests"])
+    no_one = sorted(t["id"] for t in doc["tests"] if t["pass_rate"] == 0)
+    listed = f": {', '.join(code_span(t) for t in no_one[:top])}{' ...' if len(no_one) > top else ''}" if no_one else ""
+    lines = [
+        "## Tests that separate students",
+        "",
+        f"{len(doc['separating'])} of {len(tests)} tests separate students (some pass them, some do not); "
+        f"{everyone} every student passed, {len(no_one)} no student passed{listed}.",
+        "",
+    ]
+    if doc["separating"]:
+        lines += [
+            f"The most failed first. {DISCRIMINATION}",
+            "",
+            "| test | pass rate | discrimination | most common failure |",
+            "| --- | ---: | ---: | --- |",
+        ]
+        for test in (tests[t] for t in doc["separating"][:top]):
+            index = "-" if test["discrimination"] is None else f"{test['discrimination']:.2f}"
+            if test["common_failures"]:
+                common = test["common_failures"][0]
+                failure = f"{markdown(common['message'], cell=True)} ({common['count']})"
+            else:  # a file that does not load fails every test alike: it says nothing of this one
+                failure = f"only files that do not load ({test['file_failures']})"
+            lines.append(f"| {code_span(test['id'])} | {test['pass_rate']:.0%} | {index} | {failure} |")
+        lines.append("")
+    return lines
+
+
+def _patterns(doc: dict) -> list[str]:
+    lines = ["## The most common failures", "", f"By the number of students who met them. {PATTERNS}", ""]
+    lines += ["| failure | students | tests |", "| --- | ---: | ---: |"]
+    for found in doc["failure_patterns"]:
+        lines.append(f"| {markdown(found['example'], cell=True)} | {found['students']} | {len(found['tests'])} |")
+    return [*lines, ""]
+
+
+def summary_markdown(doc: dict, *, top: int = 10) -> str:
     """summary.json for a person: what an instructor reads first."""
-    dist = doc["distribution"]
     lines = [f"# {doc['lab']}: {doc['lab_title']}", ""]
     statuses = ", ".join(f"{n} {s}" for s, n in doc["statuses"].items())
     lines += [f"{doc['students']} students: {statuses}.", ""]
     if doc.get("shards"):
         lines += [_not_the_whole_class(doc["shards"]), ""]
-    if dist["count"]:
-        q1, q2, q3 = dist["quartiles_percent"]
-        lines += [
-            "## Scores (graded students, percent of the maximum)",
-            "",
-            f"mean {dist['mean_percent']:g}, median {dist['median_percent']:g}, quartiles {q1:g} / {q2:g} / {q3:g}, "
-            f"min {dist['min_percent']:g}, max {dist['max_percent']:g}",
-            "",
-            "| band | students | |",
-            "| --- | ---: | --- |",
-        ]
-        top = max(b["count"] for b in dist["histogram"]) or 1
-        for band in dist["histogram"]:
-            lines.append(f"| {band['band']} | {band['count']} | {'#' * round(20 * band['count'] / top)} |")
-        lines.append("")
+    lines += [_left_out(doc), ""]
+    if doc["distribution"]["count"]:
+        lines += _scores(doc["distribution"])
     if doc["tasks"]:
         lines += ["## Tasks", "", "| task | mean score | full marks |", "| --- | ---: | ---: |"]
         for task in doc["tasks"]:
             title = markdown(task["title"], cell=True)
             lines.append(f"| {title} | {task['mean_fraction']:.0%} | {task['full_marks_rate']:.0%} |")
         lines.append("")
-    missed = [t for t in doc["tests"] if t["failures"]][:hardest]
-    if missed:
-        lines += [
-            f"## The {len(missed)} tests the class failed most",
-            "",
-            "| test | pass rate | most common failure |",
-            "| --- | ---: | --- |",
-        ]
-        for test in missed:
-            common = test["common_failures"][0]
-            message = markdown(common["message"], cell=True)
-            lines.append(f"| {code_span(test['id'])} | {test['pass_rate']:.0%} | {message} ({common['count']}) |")
+    if doc["tests"]:
+        lines += _separating(doc, top)
+    if doc["failure_patterns"]:
+        lines += _patterns(doc)
+    if doc["below_full"]:
+        lines += ["## Why points were lost", "", "| student | score | reason |", "| --- | ---: | --- |"]
+        for r in doc["below_full"]:
+            reason = markdown(r["reason"], cell=True)
+            lines.append(f"| {markdown(r['student'], cell=True)} | {r['score']:g}/{doc['max_score']:g} | {reason} |")
         lines.append("")
+    same = doc["identical"]
+    if same["same_file"] or same["same_code"]:
+        lines += ["## Identical submissions", ""]
+        lines += [f"- the same file: {_names(group)}" for group in same["same_file"]]
+        lines += [f"- the same code, up to comments and whitespace: {_names(group)}" for group in same["same_code"]]
+        lines.append("")
+    if same["untouched_starters"]:
+        lines += [
+            "## Untouched starters",
+            "",
+            f"The lab's starter, unchanged: {_names(same['untouched_starters'])}.",
+            "",
+        ]
     if doc["not_graded"]:
         lines += ["## Not graded", "", "| student | status | reason |", "| --- | --- | --- |"]
         lines += [

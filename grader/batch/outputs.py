@@ -170,11 +170,12 @@ class Outputs:
     def write_class_files(self, lab_title: str, coverage: dict | None = None) -> dict:
         """grades.csv and the summary from the records; ``coverage``: the shards held, if not the whole class."""
         records = self.records()
-        reports = [
-            json.loads(self.report_path(r["key"]).read_text(encoding="utf-8"))
+        reports = {
+            r["key"]: json.loads(self.report_path(r["key"]).read_text(encoding="utf-8"))
             for r in records
             if r["status"] == "graded"
-        ]
+        }
+        records = gradebook.explained(records, reports)
         summary = gradebook.summary(self.lab_id, lab_title, self.max_score, records, reports, coverage)
         atomic.write_text(self.root / "grades.csv", gradebook.grades_csv(records))
         atomic.write_json(self.root / "summary.json", summary)

@@ -69,9 +69,18 @@ def _final_screen(result: batch.BatchResult, out: Path, elapsed: float) -> str:
             f"scores: mean {dist['mean_percent']:g}%, median {dist['median_percent']:g}%, "
             f"min {dist['min_percent']:g}%, max {dist['max_percent']:g}%"
         )
-    hardest = [t for t in summary["tests"] if t["failures"]][:5]
+    tests = {t["id"]: t for t in summary["tests"]}
+    hardest = [tests[t] for t in summary["separating"][:5]]
     if hardest:
-        lines.append("most failed: " + ", ".join(f"{t['id']} ({t['pass_rate']:.0%} pass)" for t in hardest))
+        lines.append(
+            "most failed of the tests that separate students: "
+            + ", ".join(f"{t['id']} ({t['pass_rate']:.0%} pass)" for t in hardest)
+        )
+    same = summary["identical"]
+    if same["same_file"] or same["same_code"]:
+        lines.append(
+            f"identical submissions: {len(same['same_file']) + len(same['same_code'])} groups (see the summary)"
+        )
     if summary["flagged"]:
         lines.append(f"flagged for review: {', '.join(r['student'] for r in summary['flagged'])}")
     lines.append(f"gradebook: {out / 'grades.csv'}   summary: {out / 'summary.md'}   reports: {out / 'reports'}/")
