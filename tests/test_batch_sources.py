@@ -6,6 +6,7 @@ import ast
 
 import pytest
 
+from grader import labs
 from grader.batch import sources
 
 PUBLICS = {"ch06": ["Value", "Tensor", "gradcheck"], "lesson1_3": ["Value", "fit_line", "softmax_cross_entropy"]}
@@ -107,3 +108,19 @@ def test_syntax_error_line():
     assert sources.syntax_error_line("x = 1\n\n\ndef broken(:\n") == 4
     assert sources.syntax_error_line("x = 1\n") is None
     assert sources.syntax_error_line("x = '\0'\n".replace("'\0'", "\0")) == 0  # null bytes: no line
+
+
+def test_describe_file_reads_the_file_as_intake_decodes_it(tmp_path):
+    lab = labs.get("ch06")
+    declared = tmp_path / "latin.py"
+    declared.write_bytes(
+        "# -*- coding: latin-1 -*-\nclass Value:  # café\n    pass\nna\u00efve = 1\n".encode("latin-1")
+    )
+    code = sources.describe_file(declared, lab, labs.discover().values())
+    assert code["parses"] is True and "Value" not in code["missing_names"]
+    assert code["code_sha256"] == sources.code_digest("class Value:\n    pass\nna\u00efve = 1\n")
+    binary = tmp_path / "binary.py"
+    binary.write_bytes(b"\0\1\2")
+    assert sources.describe_file(binary, lab, labs.discover().values()) is None  # intake refuses it
+    starter = sources.describe_file(lab.starter, lab, labs.discover().values())
+    assert starter["starter"] is True and starter["missing_names"] == []

@@ -14,7 +14,9 @@ import hashlib
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
+from grader import intake
 from grader.labs import Lab
+from grader.verdicts import SubmissionError
 
 LOOKS_LIKE_SHARE = 0.5  # another lab's file defines at least half of that lab's names
 
@@ -157,8 +159,12 @@ def describe(source: str, lab_id: str, publics: Mapping[str, Iterable[str]], sta
     }
 
 
-def describe_file(path: Path, lab: Lab, kit_labs: Iterable[Lab]) -> dict:
-    """``describe`` of the file at ``path``, against the kit's labs as discovered."""
+def describe_file(path: Path, lab: Lab, kit_labs: Iterable[Lab]) -> dict | None:
+    """``describe`` of the file at ``path`` as intake decodes it (a declared encoding too), against
+    the kit's labs as discovered; None if intake refuses it (its report says why)."""
+    try:
+        source = intake.read(path).text
+    except SubmissionError:
+        return None
     starter = lab.starter.read_text(encoding="utf-8") if lab.starter.is_file() else None
-    source = path.read_text(encoding="utf-8", errors="replace")
     return describe(source, lab.id, {other.id: other.public for other in kit_labs}, starter)
