@@ -110,6 +110,9 @@ def unusable_declaration(name: str, why: str) -> SubmissionError:
     )
 
 
+TOO_DEEP_TO_COMPILE = "nested too deeply for Python's compiler"
+
+
 def syntax_error(name: str, line: int | None, what: str) -> SubmissionError:
     where = f"line {line}" if line else "an unknown line"
     return SubmissionError(f"{name} does not parse: SyntaxError at {where}: {what}", SYNTAX_HINT)

@@ -304,3 +304,10 @@ def test_scan_file_gives_no_flag_for_a_file_intake_refuses(tmp_path, data):
 def test_scan_file_gives_no_flag_for_a_missing_file_or_a_folder(tmp_path):
     assert scan_file(tmp_path / "absent.py", ALLOWED) == []
     assert scan_file(tmp_path, ALLOWED) == []
+
+
+def test_a_file_nested_deeper_than_the_parser_goes_is_flagged_not_fatal():
+    deep = "x = " + "a + " * 3000 + "a\n"  # Python's parser raises RecursionError on it
+    assert scan_source(deep, ["numpy"]) == [
+        Flag("unscanned", 1, "nests expressions too deeply for the static scan to read: nothing in it was scanned")
+    ]

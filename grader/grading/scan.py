@@ -64,6 +64,9 @@ SUSPICIOUS_STRINGS = (
 )
 
 
+UNSCANNED = "nests expressions too deeply for the static scan to read: nothing in it was scanned"
+
+
 @dataclass(frozen=True)
 class Flag:
     code: str
@@ -180,12 +183,15 @@ class _Scanner(ast.NodeVisitor):
 
 def scan_source(source: str, allowed_imports) -> list[Flag]:
     """The flags for ``source``; a file that does not parse gets none (its error is reported instead)."""
+    scanner = _Scanner(set(allowed_imports))
     try:
-        tree = ast.parse(source)
+        scanner.visit(ast.parse(source))
     except (SyntaxError, ValueError):
         return []
-    scanner = _Scanner(set(allowed_imports))
-    scanner.visit(tree)
+    except RecursionError:  # nested deeper than Python's own parser or this visitor can follow
+        return [
+            Flag("unscanned", 1, "nests expressions too deeply for the static scan to read: nothing in it was scanned")
+        ]
     unique = {(f.code, f.line, f.message): f for f in scanner.flags}
     return sorted(unique.values(), key=lambda f: (f.line, f.code))
 

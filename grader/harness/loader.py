@@ -51,7 +51,15 @@ def load(lab: labs.Lab, impl: Implementation):
     try:
         # Compiled from intake's text, not the file's bytes, which the compiler would let pass
         # with a stray byte in a comment; dont_inherit: this module's __future__ flags are not its.
-        exec(compile(source.text, str(path), "exec", dont_inherit=True), module.__dict__)
+        code = compile(source.text, str(path), "exec", dont_inherit=True)
+    except (RecursionError, MemoryError):  # as the wall's worker says it
+        sys.modules.pop(module_name, None)
+        raise verdicts.syntax_error(path.name, None, verdicts.TOO_DEEP_TO_COMPILE) from None
+    except SyntaxError as exc:
+        sys.modules.pop(module_name, None)
+        raise describe_import_failure(exc, path) from None
+    try:
+        exec(code, module.__dict__)
     except BaseException as exc:  # noqa: BLE001 - whatever the file does at import is reported, not raised
         sys.modules.pop(module_name, None)
         if isinstance(exc, KeyboardInterrupt):

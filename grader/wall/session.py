@@ -506,7 +506,10 @@ class WallSession:
         readable, _, _ = select.select([self.box.control], [], [], timeout)
         if not readable:
             return None
-        data = self.box.control.recv(1 << 16)
+        try:
+            data = self.box.control.recv(1 << 16)
+        except OSError:  # the zygote died with the socket's data unread
+            data = b""
         if not data:
             raise WorkerCrashed("crashed: the worker's process stopped unexpectedly")
         return json.loads(data)
@@ -520,7 +523,8 @@ class WallSession:
         self.ready = True
         if message.get("syntax_error") and self.broken is None:
             error = message["syntax_error"]
-            self.broken = verdicts.syntax_error(self.submission.name, error.get("line"), error["message"])
+            what = verdicts.TOO_DEEP_TO_COMPILE if error.get("too_deep") is True else str(error.get("message", ""))
+            self.broken = verdicts.syntax_error(self.submission.name, error.get("line"), what)
 
     def _fork(self) -> Channel:
         self.forks += 1

@@ -147,6 +147,8 @@ def _compile(path):
             return compile(f.read(), path, "exec", dont_inherit=True), None
     except SyntaxError as exc:
         return None, {"line": exc.lineno, "message": exc.msg}
+    except (RecursionError, MemoryError):  # nested deeper than the compiler goes: a verdict, not the zygote's end
+        return None, {"line": None, "message": "", "too_deep": True}
     except (OSError, ValueError) as exc:
         return None, {"line": None, "message": str(exc)}
 
