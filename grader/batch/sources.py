@@ -26,13 +26,17 @@ LOOKS_LIKE_SHARE = 0.5  # another lab's file defines at least half of that lab's
 UNPARSABLE = (SyntaxError, ValueError, RecursionError, MemoryError)
 
 
+def parse(source: str) -> tuple[ast.Module | None, int | None]:
+    """The source's tree and None, or None and the line of its first syntax error (0 if Python names none)."""
+    try:
+        return ast.parse(source), None
+    except UNPARSABLE as exc:
+        return None, getattr(exc, "lineno", None) or 0
+
+
 def syntax_error_line(source: str) -> int | None:
     """The line of the first syntax error (0 if Python names none); None if the source parses."""
-    try:
-        ast.parse(source)
-    except UNPARSABLE as exc:
-        return getattr(exc, "lineno", None) or 0
-    return None
+    return parse(source)[1]
 
 
 def _bodies(node: ast.AST) -> Iterable[list[ast.stmt]]:
@@ -57,10 +61,12 @@ def _bound(target: ast.AST) -> Iterable[str]:
 def top_level_names(source: str) -> set[str]:
     """The names a module binds at its top level (also inside a top-level if, try, with or for);
     empty if it does not parse. What ``exec`` or ``globals()`` would add is not seen."""
-    try:
-        tree = ast.parse(source)
-    except UNPARSABLE:
-        return set()
+    tree, _ = parse(source)
+    return names_bound(tree) if tree is not None else set()
+
+
+def names_bound(tree: ast.Module) -> set[str]:
+    """``top_level_names`` of a parsed module."""
     names: set[str] = set()
     todo = list(tree.body)
     while todo:
@@ -116,10 +122,12 @@ def code_digest(source: str) -> str | None:
     """A hash of the code up to comments, whitespace, docstrings and quoting style (of the module's
     syntax tree without its docstrings); None if the source does not parse. A tree's fields can
     change between Python versions: compare digests made by one Python."""
-    try:
-        tree = ast.parse(source)
-    except UNPARSABLE:
-        return None
+    tree, _ = parse(source)
+    return tree_digest(tree) if tree is not None else None
+
+
+def tree_digest(tree: ast.Module) -> str:
+    """``code_digest`` of a parsed module (its docstrings are removed from ``tree``)."""
     digest = hashlib.sha256()
     for token in _canonical(_without_docstrings(tree)):
         digest.update(token.encode("utf-8", "surrogatepass") + b"\0")
@@ -144,10 +152,10 @@ def looks_like(names: set[str], lab_id: str, publics: Mapping[str, Iterable[str]
 def describe(source: str, lab_id: str, publics: Mapping[str, Iterable[str]], starter: str | None) -> dict:
     """What a record keeps of a submission graded for lab ``lab_id``: ``publics`` maps each lab of the
     kit to its public names, ``starter`` is the text of the lab's starter.py (None if there is none)."""
-    names = top_level_names(source)
-    digest = code_digest(source)
+    tree, error_line = parse(source)  # once: a parse costs milliseconds, for every student of a class
+    names = names_bound(tree) if tree is not None else set()
+    digest = tree_digest(tree) if tree is not None else None
     untouched = starter is not None and (source == starter or (digest is not None and digest == code_digest(starter)))
-    error_line = syntax_error_line(source)
     return {
         "parses": error_line is None,
         "syntax_error_line": error_line or None,
