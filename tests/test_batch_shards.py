@@ -166,6 +166,23 @@ def test_merge_refuses_shards_graded_from_other_inputs(split, tmp_path):
     )
 
 
+def test_merge_refuses_shards_graded_under_other_limits(split, tmp_path):
+    inputs, one, _ = split
+    status, output = _grader(
+        "batch", inputs, "--lab", LAB, "--out", tmp_path / "other", "--shard", "2/2", "--limit", "test_seconds=5"
+    )
+    assert status == 0, output
+    status, output = _grader("merge", one, tmp_path / "other", "--lab", LAB, "--out", tmp_path / "m")
+    assert (status, output) == (
+        1,
+        [
+            f"grader: error: {tmp_path / 'other'} and {one} were graded under different limits "
+            "(test_seconds 5 and 10): grade every shard with the same --limit"
+        ],
+    )
+    assert not (tmp_path / "m" / "grades.csv").exists()
+
+
 def test_merge_refuses_a_shard_of_another_lab(split, tmp_path):
     inputs, one, _ = split
     other = _shard(inputs, tmp_path / "other", "2/2", lab="lesson1_3")

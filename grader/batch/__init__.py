@@ -61,7 +61,7 @@ def run_batch(
     with scratch.temporary("batch") as unpacked:
         entries = discover(inputs, lab.id, unpacked)
         # The whole roster, before anyone is graded: a shard killed at any time still says what it is.
-        out.open(resume=resume, about=shards.describe(lab.id, out.kit, shard, entries))
+        out.open(resume=resume, about=shards.describe(lab.id, out.kit, shard, entries, out.limits))
         entries = shard.select(entries)
         out.forget_others({e.key for e in entries})
         on_start(len(entries))

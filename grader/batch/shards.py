@@ -56,8 +56,9 @@ class Shard:
 WHOLE = Shard(1, 1)
 
 
-def describe(lab_id: str, kit: dict, shard: Shard, entries: list[Entry]) -> dict:
-    """``batch.json`` of a batch of ``shard`` over ``entries``, every student the inputs hold."""
+def describe(lab_id: str, kit: dict, shard: Shard, entries: list[Entry], limits: dict | None = None) -> dict:
+    """``batch.json`` of a batch of ``shard`` over ``entries``, every student the inputs hold, graded
+    under ``limits`` (grader.limits.in_force)."""
     roster = [
         {"student": e.student, "key": e.key, "status": e.status, "sha256": e.sha256}
         for e in sorted(entries, key=lambda e: e.student)
@@ -67,6 +68,7 @@ def describe(lab_id: str, kit: dict, shard: Shard, entries: list[Entry]) -> dict
         "lab": lab_id,
         "kit": kit,
         "shard": {"index": shard.index, "count": shard.count},
+        "limits": limits,
         "roster": roster,
     }
 
@@ -116,6 +118,18 @@ def _kit_words(kit: dict) -> str:
     return (
         f"version {kit.get('version')}, tests {str(kit.get('tests_sha256'))[:12]}, "
         f"manifest {str(kit.get('manifest_sha256'))[:12]}"
+    )
+
+
+def _limits_difference(a: dict | None, b: dict | None) -> str:
+    """'test_seconds 5 and 10' for each limit ``a`` and ``b`` set differently."""
+    a, b = a or {}, b or {}
+    differ = [name for name in sorted({*a, *b}) if a.get(name) != b.get(name)]
+    return ", ".join(
+        f"{name} {a.get(name):g} and {b.get(name):g}"
+        if None not in (a.get(name), b.get(name))
+        else f"{name} {a.get(name)} and {b.get(name)}"
+        for name in differ
     )
 
 
@@ -170,6 +184,12 @@ def _one_split(folders: list[Folder], lab_id: str, kit: dict) -> dict[int, Folde
             )
         if shard.index in by_index:
             raise ShardError(f"shard {shard} is given twice: {by_index[shard.index].path} and {folder.path}")
+        if folder.about.get("limits") != first.about.get("limits"):  # a grade depends on them
+            raise ShardError(
+                f"{folder.path} and {first.path} were graded under different limits "
+                f"({_limits_difference(folder.about.get('limits'), first.about.get('limits'))}): "
+                "grade every shard with the same --limit"
+            )
         if folder.about["roster"] != first.about["roster"]:
             difference = _roster_difference(first.about["roster"], folder.about["roster"])
             raise ShardError(
