@@ -212,8 +212,8 @@ def classify(exc: BaseException, static_hint: str, code_files: set[str] = frozen
             return verdict("timeout", test_timeout_message(float(limit), located), LOOP_HINT)
         except ValueError:  # not pytest-timeout's: a test's own pytest.fail
             pass
-    if isinstance(exc, NotImplementedError):
-        return verdict("failed", clip(f"not implemented yet{': ' if text else ''}{text}", at), static_hint)
+    if isinstance(exc, NotImplementedError):  # a stub: the message says what to write; no bug to hint at
+        return verdict("failed", clip(f"not implemented yet{': ' if text else ''}{text}", at))
     if isinstance(exc, AssertionError):
         return verdict("failed", clip(text or "assertion failed"), static_hint)
     # Behind the wall the exception is a stand-in of a built-in type: it carries its own type's name.
