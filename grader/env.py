@@ -13,7 +13,8 @@ PARENT_ENV = "LABKIT_PARENT_PID"  # the grader process: the session dies with it
 PROGRESS_ENV = "LABKIT_PROGRESS"  # the file the session streams its progress to
 QUEUE_ENV = "LABKIT_QUEUE"  # a JSON file listing the submissions one pytest session grades in turn
 SANDBOX_LEVEL_ENV = "LABKIT_SANDBOX_LEVEL"  # the sandbox level the grader chose (grader.wall.sandbox.level)
+TASK_ENV = "LABKIT_TASK"  # the one task a run grades (`grader run --task`); the others' tests are deselected
 
 RUN_ENV = frozenset(
-    {IMPL_ENV, ISOLATION_ENV, LAB_ENV, LIMITS_ENV, PARENT_ENV, PROGRESS_ENV, QUEUE_ENV, SANDBOX_LEVEL_ENV}
+    {IMPL_ENV, ISOLATION_ENV, LAB_ENV, LIMITS_ENV, PARENT_ENV, PROGRESS_ENV, QUEUE_ENV, SANDBOX_LEVEL_ENV, TASK_ENV}
 )

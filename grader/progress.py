@@ -1,9 +1,10 @@
 """The progress stream: the one channel by which a pytest process tells the grader what happened.
 
 One JSON object per line, flushed as it happens: ``collected`` (the trusted list of
-tests with their tasks and points), then per test ``start`` and ``result`` (the test's
-verdict and duration), behind the wall ``isolation`` (the protections in force), and
-``finished`` when the session ended normally. A run that grades several submissions (a
+tests with their tasks and points: all of them, even in a run ordered to grade one
+task), then per test ``start`` and ``result`` (the test's verdict and duration), behind
+the wall ``isolation`` (the protections in force), and ``finished`` when the session
+ended normally. A run that grades several submissions (a
 queue) frames each one's events with ``submission`` and ``submission_done``. If the test
 process dies, the grader still knows what finished, and which test was running.
 

@@ -132,9 +132,56 @@ def test_the_progress_stream_of_a_run(pytester, monkeypatch, orders):
     ]
     assert reader.finished is True
     assert reader.running == "test_not_graded"
-    # the grader words its own verdicts: pytest's report shows one line, not a traceback
+    # the grader words its own verdicts: pytest's report shows one line, not a traceback (a person gets it)
     result.stdout.fnmatch_lines(["*AssertionError: one is not two*"])
     result.stdout.no_fnmatch_line("*def test_fails_an_assert*")
+
+
+def test_plain_pytest_run_by_a_person_shows_the_verdict_then_pytests_traceback(pytester, monkeypatch, orders):
+    monkeypatch.delenv(env.PROGRESS_ENV)  # no stream: not the grader's run
+    pytester.makepyfile(test_units=UNITS, engine=ENGINE)
+    monkeypatch.setenv(env.IMPL_ENV, str(pytester.path / "engine.py"))
+    result = pytester.runpytest_subprocess(*PLUGIN, "-p", "no:cacheprovider", "--tb=long")
+    result.assert_outcomes(passed=3, failed=3, skipped=2, errors=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*_ test_not_implemented _*",
+            "labkit: not implemented yet: Task 2 - implement backward (engine.py:2 in backward)",
+            "*def test_not_implemented():*",
+            "*def backward():*",  # the student's own code, with its line
+            '>       raise NotImplementedError("Task 2 - implement backward")',
+            "E       NotImplementedError: Task 2 - implement backward",
+            "engine.py:2: NotImplementedError",
+        ]
+    )
+    result.stdout.fnmatch_lines(["labkit: one is not two", "*def test_fails_an_assert():*"])
+    result.stdout.fnmatch_lines(
+        ["*ERROR at setup of test_setup_error*", "labkit: RuntimeError: setup broke", "*def broken():*"]
+    )
+    # --tb=line and the short summary keep pytest's crash line
+    short = pytester.runpytest_subprocess(*PLUGIN, "-p", "no:cacheprovider", "--tb=line", "-rf")
+    short.stdout.fnmatch_lines(["*engine.py:2: NotImplementedError: Task 2 - implement backward"])
+    short.stdout.fnmatch_lines(["FAILED test_units.py::test_not_implemented - NotImplementedError: Task 2*"])
+
+
+def test_an_order_to_grade_one_task_runs_its_tests_and_still_lists_every_test(pytester, monkeypatch, orders):
+    pytester.makepyfile(test_units=UNITS, engine=ENGINE)
+    monkeypatch.setenv(env.IMPL_ENV, str(pytester.path / "engine.py"))
+    monkeypatch.setenv(env.TASK_ENV, "v")
+    result = pytester.runpytest_subprocess(*PLUGIN, "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=2, failed=1)  # test_not_graded has no task: it runs, as it would with no order
+    reader = ProgressReader(orders).poll()
+    assert [t["id"] for t in reader.collected] == [
+        "test_passes",
+        "test_fails_an_assert",
+        "test_not_implemented",
+        "test_skipped",
+        "test_skipped_by_marker",
+        "test_setup_error",
+        "test_param[one]",
+        "test_param[two]",
+    ]  # the grader's trusted list: every graded test, to report the others as not run
+    assert list(reader.part.results) == ["test_param[one]", "test_param[two]"]
 
 
 def test_a_run_that_does_not_finish_says_so(pytester, orders):
@@ -262,6 +309,7 @@ def test_the_session_reads_every_order(no_orders, tmp_path):
         env.PROGRESS_ENV: str(tmp_path / "progress.jsonl"),
         env.QUEUE_ENV: str(tmp_path / "queue.json"),
         env.SANDBOX_LEVEL_ENV: "kernel",
+        env.TASK_ENV: "value",
     }
     assert set(orders) == env.RUN_ENV  # a new variable of grader.env needs a line here
     for name, value in orders.items():
@@ -275,6 +323,7 @@ def test_the_session_reads_every_order(no_orders, tmp_path):
     assert session.progress == tmp_path / "progress.jsonl"
     assert session.queue == tmp_path / "queue.json"
     assert session.sandbox_level == "kernel"
+    assert session.task == "value"
     assert session.code_under_test_files() == {str((tmp_path / "alice.py").resolve())}
 
 

@@ -5,8 +5,10 @@ outcome in the report's vocabulary, a one-paragraph message and a hint. The grad
 them from the progress stream (grader.progress), the one channel from this process
 to the grader: the collected tests, each test's start and result, the protections behind
 the wall, and the end of the session. Run by hand with ``--json-report``, the same
-verdicts are attached to pytest-json-report's entries for other tools. Outside lab tests
-it does nothing.
+verdicts are attached to pytest-json-report's entries for other tools. Run by a person
+(no stream), a failed test's report is pytest's own, traceback and all, below the verdict;
+the grader's runs keep the one-line form. An order to grade one task deselects the other
+tasks' tests, which the collected list still names. Outside lab tests it does nothing.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ PR_SET_PDEATHSIG = 1  # linux/prctl.h
 _verdict_key = pytest.StashKey[dict]()
 _duration_key = pytest.StashKey[float]()
 _stream_key = pytest.StashKey[Stream]()
+_collected_key = pytest.StashKey[list]()  # every test collected, before an order to grade one task deselected some
 
 
 def test_id(item) -> str:
@@ -79,18 +82,32 @@ def pytest_unconfigure(config):
     _stream(config).close()
 
 
+@pytest.hookimpl(trylast=True)  # after pytest's own -k and --deselect
+def pytest_collection_modifyitems(session, config, items):
+    task = config.stash[state.SESSION_KEY].task
+    if task is None:
+        return
+    config.stash[_collected_key] = list(items)
+    others = [item for item in items if (graded_info(item) or {}).get("task", task) != task]
+    if others:
+        items[:] = [item for item in items if (graded_info(item) or {}).get("task", task) == task]
+        config.hook.pytest_deselected(items=others)
+
+
 def pytest_collection_finish(session):
     tests = []
-    for item in session.items:
+    for_the_grader = session.config.stash[state.SESSION_KEY].for_the_grader
+    for item in session.config.stash.get(_collected_key, session.items):
         info = graded_info(item)
         if info is None:
             if Path(str(item.fspath)).name == "test_lab.py":
                 raise pytest.UsageError(f"{item.nodeid} has no @graded(task, points) marker: every lab test counts")
             continue
         tests.append({"id": test_id(item), "nodeid": item.nodeid, "task": info["task"], "points": info["points"]})
-        # The grader words its own verdicts (classify): pytest's formatted traceback of a failed
-        # lab test would cost milliseconds per test and never be read.
-        item.repr_failure = _exception_line
+        if for_the_grader:
+            # The grader words its own verdicts (classify): pytest's formatted traceback of a failed
+            # lab test would cost milliseconds per test and never be read.
+            item.repr_failure = _exception_line
     _stream(session.config).collected(tests)
 
 
@@ -172,8 +189,39 @@ def pytest_runtest_makereport(item, call):
     if report.skipped:
         item.stash[_verdict_key] = verdicts.SKIPPED
     elif call.excinfo is not None:
-        code_files = item.config.stash[state.SESSION_KEY].code_under_test_files()
-        item.stash[_verdict_key] = verdicts.classify(call.excinfo.value, info["hint"], code_files)
+        grading = item.config.stash[state.SESSION_KEY]
+        verdict = verdicts.classify(call.excinfo.value, info["hint"], grading.code_under_test_files())
+        item.stash[_verdict_key] = verdict
+        if not grading.for_the_grader and report.longrepr is not None:
+            report.longrepr = VerdictAbove(verdict, report.longrepr)
+
+
+class VerdictAbove:
+    """pytest's own report of a failed test (its traceback into the student's code), below the
+    grader's verdict: what a person running pytest reads. Anything else pytest asks of the report
+    (the crash line of --tb=line and of the short summary) is the original's."""
+
+    def __init__(self, verdict: dict, longrepr):
+        self.verdict = verdict
+        self.longrepr = longrepr
+
+    def __getattr__(self, name):
+        return getattr(self.__dict__["longrepr"], name)
+
+    def _lines(self) -> list[str]:
+        said = [f"labkit: {self.verdict['message']}"]
+        return said + ([f"hint: {self.verdict['hint']}"] if self.verdict["hint"] else [])
+
+    def toterminal(self, tw) -> None:
+        for i, line in enumerate(self._lines()):
+            tw.line(line, bold=i == 0, red=i == 0)
+        if hasattr(self.longrepr, "toterminal"):
+            self.longrepr.toterminal(tw)
+        else:
+            tw.line(str(self.longrepr))
+
+    def __str__(self) -> str:
+        return "\n".join(self._lines()) + "\n" + str(self.longrepr)
 
 
 @pytest.hookimpl(optionalhook=True)

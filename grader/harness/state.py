@@ -28,6 +28,7 @@ from grader.env import (
     PROGRESS_ENV,
     QUEUE_ENV,
     SANDBOX_LEVEL_ENV,
+    TASK_ENV,
 )
 
 SESSION_KEY = pytest.StashKey["Session"]()
@@ -46,6 +47,7 @@ class Session:
     queue: Path | None = None  # a JSON list of submissions to grade in turn
     progress: Path | None = None  # the stream the plugin writes for the grader
     parent: int | None = None  # the grader's pid: this session dies with it
+    task: str | None = None  # the one task to grade (the others' tests are deselected)
 
     # What this process holds.
     handles: list = field(default_factory=list)  # every lab handle given to a test file
@@ -64,11 +66,17 @@ class Session:
             queue=Path(env[QUEUE_ENV]) if env.get(QUEUE_ENV) else None,
             progress=Path(env[PROGRESS_ENV]) if env.get(PROGRESS_ENV) else None,
             parent=int(env[PARENT_ENV]) if env.get(PARENT_ENV) else None,
+            task=env.get(TASK_ENV) or None,
         )
 
     @property
     def behind_the_wall(self) -> bool:
         return self.isolation == "worker"
+
+    @property
+    def for_the_grader(self) -> bool:
+        """The grader runs this session (it reads the stream): a person running pytest gets pytest's reports."""
+        return self.progress is not None
 
     def lab(self, lab_id: str) -> labs.Lab:
         """The lab, with the limits the grader decided for this run if it is the run's lab."""
