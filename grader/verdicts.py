@@ -154,6 +154,11 @@ def test_timeout_message(limit_s: float | str, running: str = "") -> str:
     return f"timeout: the test ran longer than its limit of {float(limit_s):g} s{stuck}"
 
 
+def not_in_this_run(task_title: str) -> str:
+    """A test of another task than the one a run graded (`grader run --task`)."""
+    return f"not run: this run graded only {task_title}"
+
+
 def run_out_of_time(seconds: float) -> str:
     return f"not run: the lab's tests used up their time limit of {seconds:g} s"
 

@@ -2,7 +2,10 @@
 
 import json
 
-from grader import limits, report
+from grader import labs, limits, report
+from grader.grading import grade as grading
+from grader.implementation import Implementation
+from grader.report import schema
 from tests.grading import grade
 
 OUTCOMES = {"passed", "failed", "error", "timeout", "crashed", "not_run"}
@@ -78,3 +81,24 @@ def test_report_is_written_atomically_and_round_trips(tmp_path):
     report.write_report(document, path)
     assert json.loads(path.read_text()) == document
     assert [p.name for p in path.parent.iterdir()] == ["report.json"]  # no temporary file left behind
+
+
+def test_a_partial_run_says_so_and_never_reads_as_a_full_score():
+    lab = labs.get("ch06")
+    document = grading.grade(lab, Implementation.parse("ref", lab), task="value")
+    check_schema(document)
+    assert schema.validate_report(document) == []
+    assert document["partial"] == {"task": "value"}
+    assert "partial" not in grade("ch06", "ref")  # a whole run's report is as it was
+    graded = [t for t in document["tests"] if t["task"] == "value"]
+    others = [t for t in document["tests"] if t["task"] != "value"]
+    assert graded and all(t["outcome"] == "passed" for t in graded)
+    assert len(document["tests"]) == len(grade("ch06", "ref")["tests"])  # one result per test of the lab
+    assert others and {(t["outcome"], t["message"]) for t in others} == {
+        ("not_run", "not run: this run graded only Task 1: Value, the scalar engine")
+    }
+    value = next(t for t in document["tasks"] if t["id"] == "value")
+    assert document["score"] == value["score"] == value["max_score"] < document["max_score"] == 100
+    assert document["all_passed"] is False
+    wrong = {**document, "partial": {"task": ""}}
+    assert schema.validate_report(wrong) != []

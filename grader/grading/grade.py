@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 
 from grader import report
 from grader.grading import runner, scan
@@ -19,18 +20,37 @@ def default_isolation(impl: Implementation) -> str:
     return "worker" if impl.kind == "submission" else "in-process"
 
 
-def report_for(lab: Lab, impl: Implementation, run: runner.Run, duration_s: float) -> dict:
-    """The canonical report of one finished run, with the static scan's flags."""
+def report_for(lab: Lab, impl: Implementation, run: runner.Run, duration_s: float, task: str | None = None) -> dict:
+    """The canonical report of one finished run (of one ``task`` only, if given), with the static scan's flags."""
     flags = [f.as_dict() for f in scan.scan_file(impl.path, lab.allowed_imports)] if impl.path else []
     return report.build_report(
-        lab, impl, run.results, isolation=run.isolation, limits=run.limits, duration_s=duration_s, flags=flags
+        lab,
+        impl,
+        run.results,
+        isolation=run.isolation,
+        limits=run.limits,
+        duration_s=duration_s,
+        flags=flags,
+        partial=task,
     )
 
 
-def grade(lab: Lab, impl: Implementation, *, isolation: str | None = None, timeout: float | None = None) -> dict:
-    """The canonical report for ``impl`` on ``lab``."""
+def grade(
+    lab: Lab,
+    impl: Implementation,
+    *,
+    isolation: str | None = None,
+    timeout: float | None = None,
+    task: str | None = None,
+    on_progress: Callable[[runner.Progress], None] | None = None,
+) -> dict:
+    """The canonical report for ``impl`` on ``lab`` (on its one ``task``: a partial report, if given).
+
+    ``on_progress`` follows the run as it goes (runner.run_tests)."""
     started = time.perf_counter()
     # The report's one slow lookup runs while the tests do, instead of after them.
     threading.Thread(target=report.numpy_version, daemon=True).start()
-    run = runner.run_tests(lab, impl, isolation=isolation or default_isolation(impl), timeout=timeout)
-    return report_for(lab, impl, run, time.perf_counter() - started)
+    run = runner.run_tests(
+        lab, impl, isolation=isolation or default_isolation(impl), timeout=timeout, task=task, on_progress=on_progress
+    )
+    return report_for(lab, impl, run, time.perf_counter() - started, task)

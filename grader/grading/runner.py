@@ -38,6 +38,7 @@ from grader.env import (
     PROGRESS_ENV,
     QUEUE_ENV,
     SANDBOX_LEVEL_ENV,
+    TASK_ENV,
 )
 from grader.grading import pytest_process, scratch
 from grader.implementation import Implementation
@@ -264,6 +265,15 @@ def _finished(collected: list[dict], part: Part) -> dict[str, TestResult]:
 
 
 @dataclass
+class Progress:
+    """What a run knows so far, for a display that follows it (``run_tests``'s ``on_progress``)."""
+
+    tests: list[dict]  # the tests this run grades, in order: the collected ones (one task's, if one was asked)
+    done: dict[str, TestResult]  # id -> result, for the tests that have one so far
+    running: str | None  # the test running now, if any
+
+
+@dataclass
 class Run:
     """One grading run: a result per collected test, how the code under test was isolated, the limits in force."""
 
@@ -272,14 +282,20 @@ class Run:
     limits: dict  # every limit's value (grader.limits.in_force), run_seconds as the runner applied it
 
 
-def _complete(collected: list[dict], done: dict[str, TestResult], timeout: float) -> list[TestResult]:
-    """One result per collected test: the score counts only the trusted list of tests."""
+def _complete(
+    collected: list[dict], done: dict[str, TestResult], timeout: float, lab: Lab | None = None, task: str | None = None
+) -> list[TestResult]:
+    """One result per collected test: the score counts only the trusted list of tests. A run of one
+    ``task`` of ``lab`` gives the other tasks' tests not_run: its report is never a full score."""
     results = []
     for test in collected:
         if test["id"] in done:
             results.append(done[test["id"]])
         else:
-            reason = verdicts.run_out_of_time(timeout)
+            if task is not None and test["task"] != task:
+                reason = verdicts.not_in_this_run(lab.task(task).title)
+            else:
+                reason = verdicts.run_out_of_time(timeout)
             results.append(TestResult(test["id"], test["task"], "not_run", 0, test["points"], 0.0, reason, ""))
     return results
 
@@ -295,21 +311,37 @@ def run_tests(
     *,
     isolation: str = "in-process",
     timeout: float | None = None,
+    task: str | None = None,
+    on_progress: Callable[[Progress], None] | None = None,
 ) -> Run:
-    """Run every test of ``lab`` against ``impl``, in-process or behind the wall (isolation "worker").
+    """Run every test of ``lab`` (or of its one ``task``) against ``impl``, in-process or behind the
+    wall (isolation "worker").
 
     If the test process dies or hangs in a test, that test gets its verdict (crashed or
     timeout) and the others run again in a fresh process without it, so one bad test
-    costs its own points only.
+    costs its own points only. ``on_progress`` is called at every read of the stream, and
+    once at the end with every result.
     """
     scratch.sweep_once()
     require_sandbox(isolation)
+    if task is not None:
+        lab.task(task)  # LabError if the lab has no such task
     in_force = limits.in_force(lab.limits, timeout)
     timeout = in_force[limits.RUN_SECONDS]
     deadline = time.monotonic() + timeout
     done: dict[str, TestResult] = {}
     collected: list[dict] | None = None
     sandbox: dict = {"protections": []}
+
+    def graded(tests: list[dict]) -> list[dict]:
+        return [t for t in tests if task is None or t["task"] == task]
+
+    def follow(progress: ProgressReader) -> None:
+        tests = collected or progress.collected
+        if tests is not None:
+            on_progress(Progress(graded(tests), {**done, **_finished(tests, progress.part)}, progress.running))
+
+    orders = {TASK_ENV: task} if task is not None else {}
     for _ in range(MAX_RESTARTS + 1):
         budget = deadline - time.monotonic()
         if budget <= 0:
@@ -317,7 +349,17 @@ def run_tests(
         nodeids = {t["id"]: t["nodeid"] for t in collected or []}
         deselect = [arg for i in done for arg in ("--deselect", nodeids[i])]
         with scratch.temporary("run") as tmp:
-            run = _run_pytest(lab, impl, isolation, {}, deselect, tmp, budget=budget, run_seconds=timeout)
+            run = _run_pytest(
+                lab,
+                impl,
+                isolation,
+                orders,
+                deselect,
+                tmp,
+                budget=budget,
+                run_seconds=timeout,
+                on_poll=follow if on_progress is not None else None,
+            )
             if collected is None:
                 if run.progress.collected is None:
                     raise GradingError(f"the tests of lab {lab.id} could not be collected:\n{run.output[-3000:]}")
@@ -328,7 +370,10 @@ def run_tests(
             if run.stopped is None or run.stopped.test is None:
                 break
             done[run.stopped.test] = _stopped_result(collected, run.stopped)
-    return Run(_complete(collected, done, timeout), {"mode": isolation, **sandbox}, in_force)
+    results = _complete(collected, done, timeout, lab, task)
+    if on_progress is not None:
+        on_progress(Progress(graded(collected), {r.id: r for r in results}, None))
+    return Run(results, {"mode": isolation, **sandbox}, in_force)
 
 
 def require_sandbox(isolation: str) -> str | None:

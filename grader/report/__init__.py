@@ -15,7 +15,7 @@ from pathlib import Path
 from grader import __version__, atomic
 from grader.grading.runner import TestResult
 from grader.implementation import Implementation
-from grader.labs import Lab
+from grader.labs import Lab, Task
 from grader.report.text import points
 
 SCHEMA = "labkit.report/1"
@@ -32,6 +32,18 @@ def numpy_version() -> str:
         return "unknown"
 
 
+def task_summary(task: Task, results: list[TestResult]) -> dict:
+    """A task's entry of the report, from the results of its tests (the live lines show the same)."""
+    return {
+        "id": task.id,
+        "title": task.title,
+        "score": points(sum(r.points for r in results)),
+        "max_score": points(sum(r.max_points for r in results)),
+        "passed": sum(r.outcome == "passed" for r in results),
+        "tests": len(results),
+    }
+
+
 def build_report(
     lab: Lab,
     impl: Implementation,
@@ -41,28 +53,20 @@ def build_report(
     limits: dict,
     duration_s: float,
     flags: list[dict] | None = None,
+    partial: str | None = None,
 ) -> dict:
-    """The report of ``results``; ``limits`` are the limits in force (grader.limits.in_force), all of them."""
-    tasks = []
-    for task in lab.tasks:
-        mine = [r for r in results if r.task == task.id]
-        tasks.append(
-            {
-                "id": task.id,
-                "title": task.title,
-                "score": points(sum(r.points for r in mine)),
-                "max_score": points(sum(r.max_points for r in mine)),
-                "passed": sum(r.outcome == "passed" for r in mine),
-                "tests": len(mine),
-            }
-        )
+    """The report of ``results``; ``limits`` are the limits in force (grader.limits.in_force), all of them.
+
+    ``partial`` is the one task a run graded (`grader run --task`): the report says so, and the
+    other tasks' tests are in it as not run, so that its score is never a full one."""
+    tasks = [task_summary(task, [r for r in results if r.task == task.id]) for task in lab.tasks]
     score = sum(r.points for r in results)
     max_score = sum(r.max_points for r in results)
     counts = {
         outcome: sum(r.outcome == outcome for r in results)
         for outcome in ("passed", "failed", "error", "timeout", "crashed", "not_run")
     }
-    return {
+    document = {
         "schema": SCHEMA,
         "lab": lab.id,
         "lab_title": lab.title,
@@ -95,6 +99,15 @@ def build_report(
         "created": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "duration_s": round(duration_s, 3),
     }
+    if partial is not None:
+        document["partial"] = {"task": partial}
+    return document
+
+
+def graded_tests(report: dict) -> list[dict]:
+    """The tests the run graded: all of them, or those of the one task of a partial run."""
+    partial = report.get("partial")
+    return [t for t in report["tests"] if partial is None or t["task"] == partial["task"]]
 
 
 def write_report(report: dict, path: Path) -> None:
