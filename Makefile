@@ -16,14 +16,16 @@ LAB ?= $(if $(CH),ch$(CH),)
 IMPL ?= mine
 # IMPL is mine, ref, or the path of a submission file. WALL=1 grades your own code behind the
 # wall (a separate, limited worker), as the instructor's batch and CI do; a submission always is.
-IMPL_ARGS = $(if $(filter mine ref,$(IMPL)),--impl $(IMPL),--submission $(IMPL)) $(if $(WALL),--isolation worker,)
-REPORT = reports/$(LAB)-$(if $(filter mine ref,$(IMPL)),$(IMPL),$(basename $(notdir $(IMPL)))).json
+# TASK=value grades that task only (its report, marked partial, does not overwrite the whole lab's).
+IMPL_ARGS = $(if $(filter mine ref,$(IMPL)),--impl $(IMPL),--submission $(IMPL)) $(if $(WALL),--isolation worker,) \
+	$(if $(TASK),--task $(TASK),)
+REPORT = reports/$(LAB)-$(if $(filter mine ref,$(IMPL)),$(IMPL),$(basename $(notdir $(IMPL))))$(if $(TASK),-$(TASK),).json
 
 .DEFAULT_GOAL := help
 .PHONY: help setup sandbox test lint format starters bench batch grade
 
 help:
-	@echo "make lab CH=06 [IMPL=mine|ref|path] [WALL=1]   grade a lab (LAB=lesson1_3 for labs without a chapter number)"
+	@echo "make lab CH=06 [IMPL=mine|ref|path] [WALL=1] [TASK=value]   grade a lab, or one task of it (LAB=lesson1_3 for labs without a chapter number)"
 	@echo "make test                             run the kit's own tests"
 	@echo "make lint | format | starters         ruff checks, ruff formatting, regenerate starters from references"
 	@echo "make bench                            the benchmark suite (bench/results.json)"

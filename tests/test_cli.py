@@ -27,6 +27,10 @@ def run_cli(*args):
         (["run", "--lab", "ch06", "--submission", "no/such/file.py"], "no such file: no/such/file.py"),
         (["run", "--lab", "ch06", "--submission", "."], "not a file: ."),
         (["run", "--lab", "ch06", "--impl", "ref", "--submission", "x.py"], "either --impl or --submission"),
+        (
+            ["run", "--lab", "ch06", "--task", "Value"],
+            "unknown task 'Value' in lab ch06; its tasks are: value, tensor, gradcheck, exercises, xor",
+        ),
     ],
 )
 def test_usage_errors_exit_2_with_one_line(args, expected):
@@ -76,10 +80,36 @@ def test_reference_exits_0_and_writes_a_report_without_absolute_paths(tmp_path):
     assert json.loads(text)["score"] == 100
 
 
-def test_starter_exits_1():
-    result = run_cli("run", "--lab", "ch06", "--impl", "mine", "--failures-only")
+def test_starter_exits_1_saying_what_to_write_first_and_hinting_at_no_bug():
+    result = run_cli("run", "--lab", "ch06", "--impl", "mine")
     assert result.exit_code == 1
-    assert "not implemented yet: Task 1" in result.output
+    lines = result.output.splitlines()
+    assert "not implemented yet: Task 1: Value, the scalar engine - implement Value.__init__" in result.output
+    assert not [line for line in lines if line.strip().startswith("hint:")]  # a stub is no bug
+    assert len(lines) < 60  # not a row and a message per test: the tests a stub stops share one
+    assert lines[-1] == (
+        "next: Task 1: Value, the scalar engine, test_value_stores_float_data_and_zero_grad: not implemented yet:"
+        " Task 1: Value, the scalar engine - implement Value.__init__ (handout: labs/ch06/README.md)"
+        " (starter.py:29 in __init__)"
+    )
+    assert run_cli("run", "--lab", "ch06", "--failures-only").output == result.output  # kept for old scripts
+
+
+def test_one_task_is_graded_alone_and_its_status_is_the_tasks(tmp_path):
+    out = tmp_path / "value.json"
+    result = run_cli("run", "--lab", "ch06", "--impl", "ref", "--task", "value", "--json", str(out))
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert [line.split("  ")[0] for line in lines if line.startswith("Task ")] == ["Task 1: Value, the scalar engine"]
+    assert lines[-3:] == [
+        "Total for Task 1: Value, the scalar engine only: 22/22  (27 passed); the other tasks were not run",
+        "next: every test of Task 1: Value, the scalar engine passed; grade the whole lab to see the other tasks",
+        f"report: {out}",
+    ]
+    document = json.loads(out.read_text())
+    assert document["partial"] == {"task": "value"} and document["score"] == 22 and not document["all_passed"]
+    mine = run_cli("run", "--lab", "ch06", "--impl", "mine", "--task", "tensor")
+    assert mine.exit_code == 1 and "Total for Task 2: Tensor, the array engine only: 0/47" in mine.output
 
 
 def grade_file(tmp_path, name, source, *extra):
@@ -117,6 +147,12 @@ def test_broken_submission_errors_every_test_with_one_clear_message(tmp_path, na
     messages = {t["message"] for t in report["tests"]}
     assert all(t["outcome"] == "error" for t in report["tests"]), messages
     assert all(expected in m for m in messages), messages
+    # on the terminal: the one message, its hint, the total; not a row per test
+    said = result.output.split("ERROR in every test, for one reason:\n")[1].splitlines()
+    assert expected in " ".join(line.strip() for line in said[: said.index("")])
+    assert not any(t["id"] in result.output for t in report["tests"]), result.output
+    assert said[said.index("") + 1] == f"Total: 0/100  ({len(report['tests'])} error)"
+    assert said[-2] == "next: " + (report["tests"][0]["hint"] or report["tests"][0]["message"])  # then "report:"
 
 
 def test_submission_missing_one_name_loses_only_what_needs_it(tmp_path):

@@ -15,7 +15,7 @@ from grader import labs, report
 from grader.cli.options import UsageProblem, chosen_implementation, lab_named, with_limits
 from grader.grading import grade, runner
 from grader.kit import starters
-from grader.report import table
+from grader.report import live, table
 from grader.verdicts import NO_REFERENCE
 
 
@@ -57,25 +57,35 @@ def list_labs():
     metavar="NAME=VALUE",
     help="Override one of the lab's [limits] (test_seconds, call_seconds, cpu_seconds, memory_mb, output_kb, ...).",
 )
+@click.option("--task", "task_id", default=None, help="Grade one task only (its id, e.g. value); the report says so.")
 @click.option("--json", "json_out", type=click.Path(dir_okay=False), default=None, help="Write the JSON report here.")
-@click.option("--failures-only", is_flag=True, help="List only the tests that lost points.")
-def run(lab_name, impl, submission, isolation, limits, json_out, failures_only):
-    """Run a lab's tests and print a table of what passed, what failed and why."""
+@click.option("--failures-only", is_flag=True, hidden=True, help="Kept for old scripts: only failures are listed.")
+def run(lab_name, impl, submission, isolation, limits, task_id, json_out, failures_only):
+    """Run a lab's tests: each task's line as its tests end, then what lost points and why, and what to do next."""
     lab = with_limits(lab_named(lab_name), limits)
     if submission is not None and impl != "mine":
         raise UsageProblem("give either --impl or --submission, not both")
+    if task_id is not None and task_id not in {t.id for t in lab.tasks}:
+        known = ", ".join(t.id for t in lab.tasks)
+        raise UsageProblem(f"unknown task {task_id!r} in lab {lab.id}; its tasks are: {known}")
     implementation = chosen_implementation(lab, impl, submission)
     if isolation == "worker" and implementation.kind == "ref":
         raise UsageProblem("the reference is trusted: it is graded in-process (--isolation worker is for student code)")
+    isolation = isolation or grade.default_isolation(implementation)
+    color = sys.stdout.isatty()
+    name = implementation.display_name(lab)
+    click.echo("\n".join(table.heading(lab.id, lab.title, name, isolation, color=color)))
+    follow = live.Live(lab, color=color, echo=click.echo)  # click.echo flushes: each line shows as it comes
     try:
-        document = grade.grade(lab, implementation, isolation=isolation)
+        document = grade.grade(lab, implementation, isolation=isolation, task=task_id, on_progress=follow)
     except runner.GradingError as exc:
         raise UsageProblem(str(exc)) from None
-    click.echo(table.render(document, color=sys.stdout.isatty(), show_passed=not failures_only))
+    click.echo("\n".join(table.ending(document, color=color)))
     if json_out:
         report.write_report(document, Path(json_out))
         click.echo(f"report: {json_out}")
-    sys.exit(0 if document["all_passed"] else 1)
+    # With --task, the status is the task's: 0 when every test of it passed (the report is partial).
+    sys.exit(0 if all(t["outcome"] == "passed" for t in report.graded_tests(document)) else 1)
 
 
 @click.command("starter")
