@@ -40,6 +40,16 @@ def test_usage_errors_exit_2_with_one_line(args, expected):
     assert len(lines) == 1 and lines[0].startswith("grader: error:") and expected in lines[0], result.output
 
 
+def test_no_sandbox_for_a_submission_is_one_line_before_any_heading(tmp_path, monkeypatch):
+    monkeypatch.setenv("LABKIT_SANDBOX", "bogus")  # as a machine that cannot make the one asked for
+    (tmp_path / "alice.py").write_text(reference_source("ch06"))
+    result = run_cli("run", "--lab", "ch06", "--submission", str(tmp_path / "alice.py"))
+    assert result.exit_code == 2
+    assert result.output.splitlines() == [
+        "grader: error: LABKIT_SANDBOX must be auto, bubblewrap, unprivileged-user, none; not 'bogus'"
+    ]
+
+
 def test_bad_option_value_exits_2():
     result = CliRunner().invoke(main, ["run", "--lab", "ch06", "--impl", "theirs"])
     assert result.exit_code == 2

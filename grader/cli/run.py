@@ -73,10 +73,11 @@ def run(lab_name, impl, submission, isolation, limits, task_id, json_out, failur
         raise UsageProblem("the reference is trusted: it is graded in-process (--isolation worker is for student code)")
     isolation = isolation or grade.default_isolation(implementation)
     color = sys.stdout.isatty()
-    name = implementation.display_name(lab)
-    click.echo("\n".join(table.heading(lab.id, lab.title, name, isolation, color=color)))
-    follow = live.Live(lab, color=color, echo=click.echo)  # click.echo flushes: each line shows as it comes
     try:
+        runner.require_sandbox(isolation)  # a machine without one is told so in one line, before any heading
+        name = implementation.display_name(lab)
+        click.echo("\n".join(table.heading(lab.id, lab.title, name, isolation, color=color)))
+        follow = live.Live(lab, color=color, echo=click.echo)  # click.echo flushes: each line shows as it comes
         document = grade.grade(lab, implementation, isolation=isolation, task=task_id, on_progress=follow)
     except runner.GradingError as exc:
         raise UsageProblem(str(exc)) from None

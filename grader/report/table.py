@@ -118,7 +118,7 @@ def _lost_points(report: dict, style) -> list[str]:
         groups = _groups([t for t in lost if t["task"] == task["id"]])
         if groups:
             blocks.append((task["title"], [(g, _rows(g)) for g in groups]))
-    width = min(64, max(len(label) for _, groups in blocks for _, rows in groups for label, *_ in rows))
+    width = min(64, max((len(label) for _, groups in blocks for _, rows in groups for label, *_ in rows), default=10))
     lines, previous = [], None
     for title, groups in blocks:
         lines += ["", style(title, bold=True)]
