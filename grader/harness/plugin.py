@@ -205,8 +205,10 @@ class VerdictAbove:
         self.verdict = verdict
         self.longrepr = longrepr
 
-    def __getattr__(self, name):
-        return getattr(self.__dict__["longrepr"], name)
+    def __getattr__(self, name):  # only for what the instance lacks
+        if name == "longrepr":  # not set yet (a copy being made): lacked, not looked up on itself
+            raise AttributeError(name)
+        return getattr(self.longrepr, name)
 
     def _lines(self) -> list[str]:
         said = [f"labkit: {self.verdict['message']}"]
