@@ -11,6 +11,14 @@ not parse.
 The text is what Python itself reads: UTF-8, or the encoding a PEP 263 declaration on line
 1 or 2 names (``importlib.util.decode_source``). Python's compiler lets bytes that are not
 UTF-8 through in a comment, but ``python3 file.py`` refuses the file: so does the kit.
+
+A file with no code (no bytes, or only blank lines and comments) is refused as empty. A
+Jupyter notebook (JSON with cells, whatever its name) is refused, with how to export it as a
+.py: its code cells are not graded, because they are not the module a student's .py is. They
+ran in the order the student clicked them, not top to bottom; they hold shell lines and
+magics (``!pip``, ``%matplotlib``) that are not Python, and the experiments and plots that
+would run at import inside the tests' time limits; and a message's line number would point
+into a file the student never saw. Exporting makes the graded file one the student can read.
 """
 
 from __future__ import annotations
@@ -18,6 +26,7 @@ from __future__ import annotations
 import codecs
 import importlib.util
 import io
+import json
 import os
 import stat
 import tokenize
@@ -28,6 +37,15 @@ from grader import verdicts
 
 MAX_SUBMISSION_BYTES = 1 << 20  # a hand-written lab file is a few tens of KiB
 UTF16_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)  # a Windows editor's "Unicode": an encoding, not a binary
+# What a binary a student might hand in by mistake starts with, and what to call it.
+BINARY_KINDS = (
+    (b"%PDF-", "a PDF document"),
+    (b"PK\x03\x04", "a zip archive, or a Word or Excel document"),
+    (b"\x89PNG", "a PNG image"),
+    (b"\xff\xd8\xff", "a JPEG image"),
+    (b"\x7fELF", "an executable program"),
+    (importlib.util.MAGIC_NUMBER, "Python compiled to a .pyc"),
+)
 
 
 @dataclass(frozen=True)
@@ -59,9 +77,33 @@ def read(path: Path, name: str | None = None) -> Source:
         raise verdicts.empty_file(name)
     if len(data) > MAX_SUBMISSION_BYTES:
         raise verdicts.too_large(name, max(info.st_size, len(data)), MAX_SUBMISSION_BYTES)
-    if b"\0" in data and not data.startswith(UTF16_BOMS):
-        raise verdicts.binary_file(name)
-    return Source(data, _decode(data, name))
+    kind = next((what for start, what in BINARY_KINDS if data.startswith(start)), "")
+    if kind or (b"\0" in data and not data.startswith(UTF16_BOMS)):
+        raise verdicts.binary_file(name, kind)
+    if is_notebook(data):
+        raise verdicts.notebook(name)
+    text = _decode(data, name)
+    if all(_blank_or_comment(line) for line in text.split("\n")):  # decode_source made every line end \n
+        raise verdicts.empty_file(name, blank=True)
+    return Source(data, text)
+
+
+def _blank_or_comment(line: str) -> bool:
+    """A line that holds no code (any other line is code, or a syntax error Python will name)."""
+    stripped = line.lstrip(" \t\f")  # the whitespace Python's tokenizer skips
+    return not stripped or stripped.startswith("#")
+
+
+def is_notebook(data: bytes) -> bool:
+    """Whether ``data`` is a Jupyter notebook: a JSON object with cells (any nbformat), whatever the file's name."""
+    data = data.removeprefix(codecs.BOM_UTF8).lstrip()
+    if not data.startswith(b"{"):  # where Python source would start with a dict display, a toy at best
+        return False
+    try:
+        document = json.loads(data)
+    except (ValueError, RecursionError):
+        return False
+    return isinstance(document, dict) and "nbformat" in document and ("cells" in document or "worksheets" in document)
 
 
 def _decode(data: bytes, name: str) -> str:

@@ -81,16 +81,29 @@ def not_a_regular_file(name: str) -> SubmissionError:
     return SubmissionError(f"{name} is not a regular file")
 
 
-def empty_file(name: str) -> SubmissionError:
-    return SubmissionError(f"{name} is empty")
+def empty_file(name: str, blank: bool = False) -> SubmissionError:
+    """``name`` has no bytes, or (``blank``) only blank lines and comments: no code to grade either way."""
+    if blank:
+        return SubmissionError(f"{name} is empty: it holds only blank lines and comments, no code")
+    return SubmissionError(f"{name} is empty (0 bytes): save your code in it")
 
 
 def too_large(name: str, size: int, limit: int) -> SubmissionError:
     return SubmissionError(f"{name} is {size // 1024} KiB, over the limit of {limit // 1024} KiB")
 
 
-def binary_file(name: str) -> SubmissionError:
-    return SubmissionError(f"{name} is a binary file, not Python source")
+def binary_file(name: str, kind: str = "") -> SubmissionError:
+    """``kind``: what the bytes look like ("a PDF document"), if intake recognised them."""
+    what = f" ({kind})" if kind else ""
+    return SubmissionError(f"{name} is a binary file{what}, not Python source: hand in the .py file itself")
+
+
+def notebook(name: str) -> SubmissionError:
+    """A Jupyter notebook is JSON holding cells, not a module: the student exports its code (README, "Which files")."""
+    return SubmissionError(
+        f"{name} is a Jupyter notebook, not a Python file: export its code as a .py file and hand that in "
+        "(Jupyter: File > Save and Export Notebook As > Executable Script; Colab: File > Download > Download .py)"
+    )
 
 
 def not_utf8(name: str, byte: int, line: int) -> SubmissionError:
@@ -135,6 +148,19 @@ def import_timed_out(name: str, seconds: float) -> SubmissionError:
 
 def import_stopped_worker(name: str, why: str) -> SubmissionError:
     return SubmissionError(f"importing {name} stopped the worker: {why}", "remove top-level code that exits or crashes")
+
+
+def looks_like_lab(other: str) -> str:
+    """How every command says whose lab's file a submission seems to be (grader.grading.scan decides)."""
+    return f"looks like lab {other}'s file"
+
+
+def another_labs_file(lab_id: str, other: str, theirs: tuple[int, int], own: tuple[int, int]) -> str:
+    """The scan's flag: the file defines ``theirs`` (n, out of) of lab ``other``'s names, ``own`` of ``lab_id``'s."""
+    return (
+        f"{looks_like_lab(other)}: it defines {theirs[0]} of lab {other}'s {theirs[1]} names and "
+        f"{own[0]} of lab {lab_id}'s {own[1]}; was it meant for lab {other}?"
+    )
 
 
 MISSING_NAME = "the code under test does not define "

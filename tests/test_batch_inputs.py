@@ -128,8 +128,11 @@ def test_bad_files_are_invalid_with_the_reason(tmp_path):
     _write(root / "fork" / "labs" / "ch06" / "starter.py", "")
     found = _by_student(discover([root], "ch06", tmp_path / "scratch"))
     reasons = {name: (e.status, e.reason) for name, e in found.items()}
-    assert reasons["empty"] == ("invalid", "empty.py is empty")
-    assert reasons["binary"] == ("invalid", "binary.py is a binary file, not Python source")
+    assert reasons["empty"] == ("invalid", "empty.py is empty (0 bytes): save your code in it")
+    assert reasons["binary"] == (
+        "invalid",
+        "binary.py is a binary file (an executable program), not Python source: hand in the .py file itself",
+    )
     assert reasons["latin"] == (
         "invalid",
         "latin.py is not UTF-8 (byte 0xe9 at line 1): "
@@ -140,7 +143,34 @@ def test_bad_files_are_invalid_with_the_reason(tmp_path):
         "invalid",
         f"linked.py is a symbolic link to {target}, outside the student's own folder",
     )
-    assert reasons["fork"] == ("invalid", "fork/labs/ch06/starter.py is empty")
+    assert reasons["fork"] == ("invalid", "fork/labs/ch06/starter.py is empty (0 bytes): save your code in it")
+
+
+NOTEBOOK = '{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}\n'
+
+
+def test_a_notebook_is_taken_only_where_there_is_no_py_file_and_intake_says_what_to_do(tmp_path):
+    root = tmp_path / "class"
+    _write(root / "nora.ipynb", NOTEBOOK)  # a notebook alone: the student is not missing
+    _write(root / "both.ipynb", NOTEBOOK)  # with the .py exported from it: the .py
+    _write(root / "both.py")
+    _write(root / "folder" / "notebooks" / "lab.ipynb", NOTEBOOK)
+    _write(root / "exported" / "lab.ipynb", NOTEBOOK)
+    _write(root / "exported" / "lab.py")
+    _write(root / "two" / "a.ipynb", NOTEBOOK)
+    _write(root / "two" / "b.ipynb", NOTEBOOK)
+    single = _write(tmp_path / "solo.ipynb", NOTEBOOK)
+    found = _by_student(discover([root, single], "ch06", tmp_path / "scratch"))
+    said = "is a Jupyter notebook, not a Python file: export its code as a .py file and hand that in"
+    assert {name: (e.status, e.reason.split(" (Jupyter")[0]) for name, e in found.items()} == {
+        "both": ("ok", ""),
+        "exported": ("ok", ""),
+        "folder": ("invalid", f"folder/notebooks/lab.ipynb {said}"),
+        "nora": ("invalid", f"nora.ipynb {said}"),
+        "solo": ("invalid", f"solo.ipynb {said}"),
+        "two": ("ambiguous", "2 candidate files: a.ipynb, b.ipynb"),
+    }
+    assert found["both"].source == "both.py" and found["exported"].source == "exported/lab.py"
 
 
 def test_a_symlinked_starter_in_a_fork_is_not_followed(tmp_path):
@@ -382,6 +412,11 @@ def test_a_file_name_that_is_not_utf8_gives_an_id_that_can_be_written_anywhere(t
     found = discover([root], "ch06", tmp_path / "scratch")
     assert [(e.student, e.status, e.source, e.reason) for e in found] == [
         ("caf\\xe9", "ok", "caf\\xe9.py", ""),
-        ("d\\xe9j\\xe0", "invalid", "d\\xe9j\\xe0/labs/ch06/starter.py", "d\\xe9j\\xe0/labs/ch06/starter.py is empty"),
+        (
+            "d\\xe9j\\xe0",
+            "invalid",
+            "d\\xe9j\\xe0/labs/ch06/starter.py",
+            "d\\xe9j\\xe0/labs/ch06/starter.py is empty (0 bytes): save your code in it",
+        ),
     ]
     assert found[0].path.name == "caf\\xe9.py" and found[0].path.read_text() == GOOD  # verdicts name it so

@@ -8,6 +8,7 @@ import pytest
 
 from grader import labs
 from grader.batch import sources
+from grader.grading import scan
 
 PUBLICS = {"ch06": ["Value", "Tensor", "gradcheck"], "lesson1_3": ["Value", "fit_line", "softmax_cross_entropy"]}
 STARTER = '''"""The lab's starter."""
@@ -101,7 +102,7 @@ def test_top_level_names_are_bound_at_the_top_level_only():
     ],
 )
 def test_looks_like_names_the_lab_whose_names_the_file_clearly_has(names, expected):
-    assert sources.looks_like(names, "ch06", PUBLICS) == expected
+    assert scan.looks_like(names, "ch06", PUBLICS) == expected
 
 
 def test_syntax_error_line():

@@ -136,7 +136,11 @@ BROKEN = {
     "syntax_error.py": ("class Value:\n    def __init__(self, data)\n        pass\n", "SyntaxError at line 2", None),
     "exits.py": ("import numpy as np\nexit(0)\n", "called exit() while being imported", None),
     "raises.py": ("import numpy as np\n\nx = 1 / 0\n", "raised ZeroDivisionError at line 3", None),
-    "empty.py": ("", "empty.py is empty", None),  # as the batch words it (grader.intake)
+    "empty.py": (
+        "",
+        "empty.py is empty (0 bytes): save your code in it",
+        None,
+    ),  # as the batch words it (grader.intake)
     "missing_module.py": (
         "import torch_but_not_installed\n",
         "ModuleNotFoundError at line 1",

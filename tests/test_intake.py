@@ -7,7 +7,9 @@ without a declaration (it used to get 100/100 from `grader run` and 0 from the b
 one in latin-1 with its declaration (the batch used to refuse it).
 """
 
+import codecs
 import csv
+import importlib.util
 import io
 import json
 import os
@@ -83,21 +85,77 @@ def test_intake_reads_source_as_python_does_and_says_how_to_fix_what_it_cannot(t
         assert namespace["name"] == "café"
 
 
+EMPTY = "is empty (0 bytes): save your code in it"
+BLANK = "is empty: it holds only blank lines and comments, no code"
+NOT_SOURCE = "not Python source: hand in the .py file itself"
+NOTEBOOK = (
+    "is a Jupyter notebook, not a Python file: export its code as a .py file and hand that in "
+    "(Jupyter: File > Save and Export Notebook As > Executable Script; Colab: File > Download > Download .py)"
+)
+NOTEBOOK_JSON = json.dumps(
+    {
+        "cells": [{"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [], "source": ["x = 1"]}],
+        "metadata": {},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    },
+    indent=1,
+).encode()
+
+
 def test_intake_refuses_what_is_not_a_source_file(tmp_path):
-    (tmp_path / "empty.py").write_bytes(b"")
-    (tmp_path / "binary.py").write_bytes(b"\x7fELF\x02\x01\x01\x00")
-    (tmp_path / "huge.py").write_bytes(b"#" * (intake.MAX_SUBMISSION_BYTES + 1))
+    files = {
+        "empty.py": b"",
+        "blank.py": b"\n  \n\t\n\f\n",
+        "comments.py": b"#!/usr/bin/env python3\n# -*- coding: utf-8 -*-\n\n    # my notes, no code yet\r\n",
+        "binary.py": b"\x7fELF\x02\x01\x01\x00",
+        "nul.py": b"x = 1\n\0\n",
+        "report.py": b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n",
+        "zipped.py": b"PK\x03\x04\x14\x00",
+        "shot.py": b"\x89PNG\r\n\x1a\n",
+        "compiled.py": importlib.util.MAGIC_NUMBER + b"\0" * 12,
+        "work.ipynb": NOTEBOOK_JSON,
+        "saved-as.py": codecs.BOM_UTF8 + NOTEBOOK_JSON,  # a notebook is refused by what it holds, not its name
+        "huge.py": b"#" * (intake.MAX_SUBMISSION_BYTES + 1),
+    }
+    for name, data in files.items():
+        (tmp_path / name).write_bytes(data)
     (tmp_path / "folder.py").mkdir()
     os.mkfifo(tmp_path / "fifo.py")  # opened, it would block a reader that waits for a writer
     assert {p.name: _refusal(p) for p in sorted(tmp_path.iterdir())} == {
-        "binary.py": "binary.py is a binary file, not Python source",
-        "empty.py": "empty.py is empty",
+        "binary.py": f"binary.py is a binary file (an executable program), {NOT_SOURCE}",
+        "blank.py": f"blank.py {BLANK}",
+        "comments.py": f"comments.py {BLANK}",
+        "compiled.py": f"compiled.py is a binary file (Python compiled to a .pyc), {NOT_SOURCE}",
+        "empty.py": f"empty.py {EMPTY}",
         "fifo.py": "fifo.py is not a regular file",
         "folder.py": "folder.py is not a regular file",
         "huge.py": "huge.py is 1024 KiB, over the limit of 1024 KiB",
+        "nul.py": f"nul.py is a binary file, {NOT_SOURCE}",
+        "report.py": f"report.py is a binary file (a PDF document), {NOT_SOURCE}",
+        "saved-as.py": f"saved-as.py {NOTEBOOK}",
+        "shot.py": f"shot.py is a binary file (a PNG image), {NOT_SOURCE}",
+        "work.ipynb": f"work.ipynb {NOTEBOOK}",
+        "zipped.py": f"zipped.py is a binary file (a zip archive, or a Word or Excel document), {NOT_SOURCE}",
     }
     assert _refusal(tmp_path / "absent.py") == "no file to grade at absent.py"
-    assert _refusal(tmp_path / "empty.py", "alice/labs/ch06/starter.py") == "alice/labs/ch06/starter.py is empty"
+    assert _refusal(tmp_path / "empty.py", "alice/labs/ch06/starter.py") == f"alice/labs/ch06/starter.py {EMPTY}"
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "x = 1  # code after blank lines and comments\n",
+        '# notes\n\n"""a docstring is code: the module has one"""\n',
+        "# notes\n\\\n",  # a lone backslash: code, a syntax error Python names
+        "\x1c# notes\n",  # not whitespace to Python: code, a syntax error Python names
+        '{"nbformat": 4}\n',  # a dict display, not a notebook (it has no cells): Python source
+        "{'cells': [], 'nbformat': 4}\n",  # Python's quotes, not JSON's
+    ],
+)
+def test_a_file_with_a_line_of_code_is_read(tmp_path, source):
+    (tmp_path / "a.py").write_text(source)
+    assert _refusal(tmp_path / "a.py") is None
 
 
 def test_the_bytes_read_are_the_bytes_staged(tmp_path):
@@ -211,3 +269,107 @@ def test_a_latin1_file_with_its_declaration_is_graded_normally_every_way_in(ways
     assert [(t["id"], t["outcome"], t["message"]) for t in ways["batch_report"]["tests"]] == verdicts
     assert ways["batch_report"]["implementation"]["sha256"] == solo["implementation"]["sha256"]
     assert ways["gradescope"]["latin.py"]["score"] == 100
+
+
+# -- the wrong kinds of file, every way in ---------------------------------------------------
+# A notebook, a binary, an empty file and a file with only comments are refused with one line;
+# another lab's file is graded (the labs share Value) and flagged with whose it looks like.
+WRONG_KINDS = {
+    "work.ipynb": NOTEBOOK_JSON,
+    "binary.py": b"PK\x03\x04\x14\x00\x06\x00" + bytes(range(256)),
+    "empty.py": b"",
+    "notes.py": b"# I will write the lab here\n\n",
+}
+REFUSED_AS = {
+    "work.ipynb": NOTEBOOK,
+    "binary.py": f"is a binary file (a zip archive, or a Word or Excel document), {NOT_SOURCE}",
+    "empty.py": EMPTY,
+    "notes.py": BLANK,
+}
+OTHER_LAB = "lesson1_3"
+LOOKS_LIKE = f"looks like lab {OTHER_LAB}'s file"
+
+
+def _fork(path: Path, starter: bytes) -> Path:
+    edition.export_student(KIT_ROOT, path)
+    (path / "labs" / LAB / "starter.py").write_bytes(starter)
+    return path
+
+
+def _mine(fork: Path) -> tuple[int, str, dict]:
+    """`grader run --impl mine` in a fork: the student's own starter.py, in-process."""
+    ran = subprocess.run(
+        [sys.executable, "-m", "grader", "run", "--lab", LAB, "--impl", "mine", "--json", "mine.json"],
+        cwd=fork,
+        env=_clean_env(PYTHONPATH=str(fork)),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    return ran.returncode, ran.stdout + ran.stderr, json.loads((fork / "mine.json").read_text())
+
+
+@pytest.fixture(scope="module")
+def kinds(tmp_path_factory) -> dict:
+    """Each wrong kind of file graded by `grader run --submission` (behind the wall), `grader run --impl mine`
+    and `grader ci` on a fork whose starter.py it is, Gradescope and one `grader batch` of them all."""
+    top = tmp_path_factory.mktemp("kinds")
+    files = {**WRONG_KINDS, "other.py": reference_source(OTHER_LAB).encode()}
+    found: dict = {"run": {}, "mine": {}, "ci": {}, "gradescope": {}}
+    for name, data in files.items():
+        path = top / "files" / name
+        path.parent.mkdir(exist_ok=True)
+        path.write_bytes(data)
+        report = top / f"{name}.json"
+        result = CliRunner().invoke(main, ["run", "--lab", LAB, "--submission", str(path), "--json", str(report)])
+        found["run"][name] = (result.exit_code, result.output, json.loads(report.read_text()))
+        fork = _fork(top / f"fork-{name}", data)
+        found["mine"][name] = _mine(fork)
+        found["ci"][name] = _ci(top / f"ci-{name}", data)
+        upload = top / f"upload-{name}"
+        upload.mkdir()
+        (upload / name).write_bytes(data)
+        results = top / f"results-{name}.json"
+        assert gradescope.run(LAB, upload, results) == 0
+        found["gradescope"][name] = json.loads(results.read_text())
+    result = CliRunner().invoke(main, ["batch", str(top / "files"), "--lab", LAB, "--out", str(top / "batch")])
+    assert result.exit_code == 0, result.output
+    found["batch"] = {r["student"]: r for r in csv.DictReader(io.StringIO((top / "batch" / "grades.csv").read_text()))}
+    return found
+
+
+@pytest.mark.parametrize("name", list(WRONG_KINDS))
+def test_a_wrong_kind_of_file_gets_one_line_in_the_same_words_every_way_in(kinds, name):
+    said = REFUSED_AS[name]
+    status, table, report = kinds["run"][name]
+    assert status == 1 and report["score"] == 0
+    assert {(t["outcome"], t["message"]) for t in report["tests"]} == {("error", f"{name} {said}")}
+    assert f"{name} {said}" in " ".join(table.split())  # the table a person reads, its lines unwrapped
+    for way in ("mine", "ci"):  # the fork's file is its labs/ch06/starter.py
+        tests = (kinds[way][name][2] if way == "mine" else kinds[way][name])["tests"]
+        assert {(t["outcome"], t["message"]) for t in tests} == {("error", f"starter.py {said}")}, way
+    assert f"starter.py {said}" in " ".join(kinds["mine"][name][1].split())
+    student = name.rsplit(".", 1)[0]
+    row = kinds["batch"][student]
+    assert (row["status"], row["score"], row["reason"]) == ("invalid", "0", f"{name} {said}")
+    results = kinds["gradescope"][name]
+    assert results["score"] == 0 and results["output"].startswith(f"The file cannot be graded: {name} {said}.\n")
+
+
+def test_another_labs_file_is_graded_and_every_way_in_says_whose_it_looks_like(kinds):
+    status, table, report = kinds["run"]["other.py"]
+    mine_status, mine_table, mine = kinds["mine"]["other.py"]
+    for graded in (report, mine, kinds["ci"]["other.py"]):
+        flags = [f for f in graded["flags"] if f["code"] == "another-lab"]
+        assert [f["message"] for f in flags] == [
+            f"{LOOKS_LIKE}: it defines 6 of lab {OTHER_LAB}'s 6 names and 1 of lab {LAB}'s 5; "
+            f"was it meant for lab {OTHER_LAB}?"
+        ]
+        passed = [t for t in graded["tests"] if t["outcome"] == "passed"]
+        assert "value" in {t["task"] for t in passed}  # the Value both labs have earns its points
+    for shown in (table, mine_table):
+        assert f"flag: {LOOKS_LIKE}:" in shown
+    assert status == mine_status == 1
+    row = kinds["batch"]["other"]
+    assert row["status"] == "graded" and row["flags"] == "another-lab" and f"({LOOKS_LIKE})" in row["reason"]
+    assert LOOKS_LIKE in kinds["gradescope"]["other.py"]["output"]

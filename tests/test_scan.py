@@ -243,10 +243,14 @@ def test_an_honest_engine_raises_no_flag():
     assert flags(HONEST) == []
 
 
+PUBLICS = {lab.id: lab.public for lab in labs.discover().values()}
+
+
 @pytest.mark.parametrize("lab_id", ["ch06", "lesson1_3"])
 def test_the_kits_own_starters_and_reference_modules_raise_no_flag(lab_id):
     lab = labs.get(lab_id)
     assert scan_file(lab.starter, lab.allowed_imports) == []
+    assert scan_file(lab.starter, lab.allowed_imports, lab_id, PUBLICS) == []  # its own lab's file
     modules = [p for p in sorted(lab.reference_dir.glob("*.py")) if p.name != "__init__.py"]
     assert modules, f"no reference modules for {lab_id}"
     found = {p.name: [f.as_dict() for f in scan_file(p, lab.allowed_imports)] for p in modules}
@@ -311,3 +315,46 @@ def test_a_file_nested_deeper_than_the_parser_goes_is_flagged_not_fatal():
     assert scan_source(deep, ["numpy"]) == [
         Flag("unscanned", 1, "nests expressions too deeply for the static scan to read: nothing in it was scanned")
     ]
+
+
+@pytest.mark.parametrize(
+    "graded_as, starter_of, expected",
+    [
+        ("ch06", "ch06", []),
+        ("lesson1_3", "lesson1_3", []),
+        (
+            "ch06",
+            "lesson1_3",
+            [
+                (
+                    "another-lab",
+                    1,
+                    "looks like lab lesson1_3's file: it defines 6 of lab lesson1_3's 6 names and 1 of lab ch06's 5; "
+                    "was it meant for lab lesson1_3?",
+                )
+            ],
+        ),
+        (
+            "lesson1_3",
+            "ch06",
+            [
+                (
+                    "another-lab",
+                    1,
+                    "looks like lab ch06's file: it defines 5 of lab ch06's 5 names and 1 of lab lesson1_3's 6; "
+                    "was it meant for lab ch06?",
+                )
+            ],
+        ),
+    ],
+)
+def test_another_labs_file_is_flagged_with_whose_it_looks_like(graded_as, starter_of, expected):
+    source = labs.get(starter_of).starter.read_text(encoding="utf-8")
+    found = scan_source(source, ALLOWED, graded_as, PUBLICS)
+    assert [(f.code, f.line, f.message) for f in found] == expected
+    assert scan_source(source, ALLOWED) == []  # no lab given: no such question asked
+
+
+def test_a_file_with_few_of_any_labs_names_is_not_said_to_be_another_labs():
+    own_work = "class Value:\n    pass\n\n\ndef fit_line(xs, ys):\n    return 0.0, 0.0\n"  # 1 of 5, 2 of 6
+    assert scan_source(own_work, ALLOWED, "ch06", PUBLICS) == []

@@ -7,6 +7,9 @@ Accepted inputs, any number and any mix of them:
 - a ``.zip`` of either (an LMS bulk download), unpacked into a scratch folder;
 - a single ``<student>.py`` file.
 
+A Jupyter notebook (``.ipynb``) is taken where a student handed in no ``.py``, so that intake
+refuses it in its own words (export it as a .py) instead of the student being ``missing``.
+
 Every student found gets an ``Entry``: ``ok`` with the file to grade, or ``missing``,
 ``ambiguous`` or ``invalid`` with the reason, so one bad folder never stops the batch.
 A file is accepted by grader.intake, the rule every way in applies, in its words. A
@@ -102,13 +105,16 @@ def _ignored(name: str) -> bool:
     return name in SKIPPED_DIRS or name.startswith(".")
 
 
-def _python_files(folder: Path) -> list[Path]:
-    """The .py files a student might mean, skipping tool folders and the kit's own files.
+NOTEBOOK = ".ipynb"
+
+
+def _python_files(folder: Path, suffix: str = ".py") -> list[Path]:
+    """The .py files (or other ``suffix``) a student might mean, skipping tool folders and the kit's own files.
 
     A link to one of them (links were checked: they stay in the folder) is the same candidate.
     """
     found: dict[Path, Path] = {}
-    for path in sorted(folder.rglob("*.py"), key=lambda p: (p.is_symlink(), p)):
+    for path in sorted(folder.rglob(f"*{suffix}"), key=lambda p: (p.is_symlink(), p)):
         parts = path.relative_to(folder).parts
         if any(_ignored(p) for p in parts):
             continue
@@ -187,7 +193,7 @@ def _from_folder(student: str, folder: Path, lab_id: str, staging: Staging, base
         return staging.accept(student, starter, _relative(starter, base))
     if (folder / "labs").is_dir():
         return Entry(student, "missing", f"the fork has no labs/{lab_id}/starter.py", where)
-    candidates = _python_files(folder)
+    candidates = _python_files(folder) or _python_files(folder, NOTEBOOK)  # a notebook: intake says what to do
     if not candidates:
         return Entry(student, "missing", "no .py file in the folder", where)
     if len(candidates) > 1:
@@ -210,13 +216,13 @@ def _from_class_folder(root: Path, lab_id: str, staging: Staging, base: Path) ->
         if _ignored(child.name):
             continue
         if child.is_symlink():  # a student's file or folder is their own, never a link to one
-            if child.suffix == ".py" or child.is_dir():
-                student = _shown(child.stem if child.suffix == ".py" else child.name)
+            if child.suffix in (".py", NOTEBOOK) or child.is_dir():
+                student = _shown(child.stem if child.suffix in (".py", NOTEBOOK) else child.name)
                 reason = _link_reason(_relative(child, base), os.readlink(child))
                 entries.append(Entry(student, "invalid", reason, _relative(child, base)))
         elif child.is_dir():
             entries.append(_from_folder(_shown(child.name), child, lab_id, staging, base))
-        elif child.suffix == ".py":
+        elif child.suffix == ".py" or (child.suffix == NOTEBOOK and not child.with_suffix(".py").exists()):
             entries.append(staging.accept(_shown(child.stem), child, _relative(child, base)))
     return entries
 
@@ -294,7 +300,7 @@ def discover(inputs: list[Path], lab_id: str, scratch: Path) -> list[Entry]:
             unpacked = scratch / "unzipped" / str(number)
             unpacked.mkdir(parents=True)
             entries += _from_class_folder(_unpack(given, unpacked), lab_id, staging, unpacked)
-        elif given.suffix == ".py":
+        elif given.suffix in (".py", NOTEBOOK):
             entries.append(staging.accept(_shown(given.stem), given, _shown(given.name)))
         else:
             raise InputError(f"{given}: give folders, .zip files or .py files")

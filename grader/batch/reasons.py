@@ -29,7 +29,7 @@ def does_not_parse(line: int | None) -> str:
 
 
 def _looks_like(code: dict) -> str:
-    return f" (looks like lab {code['looks_like']}'s file)" if code.get("looks_like") else ""
+    return f" ({verdicts.looks_like_lab(code['looks_like'])})" if code.get("looks_like") else ""
 
 
 def lacks(reported: list[str], code: dict) -> str:

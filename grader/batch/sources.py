@@ -15,11 +15,9 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
 from grader import intake
+from grader.grading.scan import looks_like, names_bound
 from grader.labs import Lab
 from grader.verdicts import SubmissionError
-
-LOOKS_LIKE_SHARE = 0.5  # another lab's file defines at least half of that lab's names
-
 
 # Python's parser gives up on code nested too deeply (RecursionError, MemoryError): so does Python's
 # import, so for a grade such a file does not parse either.
@@ -39,52 +37,10 @@ def syntax_error_line(source: str) -> int | None:
     return parse(source)[1]
 
 
-def _bodies(node: ast.AST) -> Iterable[list[ast.stmt]]:
-    for name in ("body", "orelse", "finalbody"):
-        yield getattr(node, name, [])
-    for handler in getattr(node, "handlers", []):
-        yield handler.body
-    for case in getattr(node, "cases", []):
-        yield case.body
-
-
-def _bound(target: ast.AST) -> Iterable[str]:
-    if isinstance(target, ast.Name):
-        yield target.id
-    elif isinstance(target, (ast.Tuple, ast.List)):
-        for element in target.elts:
-            yield from _bound(element)
-    elif isinstance(target, ast.Starred):
-        yield from _bound(target.value)
-
-
 def top_level_names(source: str) -> set[str]:
-    """The names a module binds at its top level (also inside a top-level if, try, with or for);
-    empty if it does not parse. What ``exec`` or ``globals()`` would add is not seen."""
+    """The names a module binds at its top level (grader.grading.scan.names_bound); empty if it does not parse."""
     tree, _ = parse(source)
     return names_bound(tree) if tree is not None else set()
-
-
-def names_bound(tree: ast.Module) -> set[str]:
-    """``top_level_names`` of a parsed module."""
-    names: set[str] = set()
-    todo = list(tree.body)
-    while todo:
-        node = todo.pop()
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            names.add(node.name)
-            continue
-        if isinstance(node, (ast.Import, ast.ImportFrom)):
-            names |= {(a.asname or a.name).split(".")[0] for a in node.names if a.name != "*"}
-        elif isinstance(node, ast.Assign):
-            names |= {n for target in node.targets for n in _bound(target)}
-        elif isinstance(node, (ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor)):
-            names |= set(_bound(node.target))
-        elif isinstance(node, (ast.With, ast.AsyncWith)):
-            names |= {n for item in node.items if item.optional_vars for n in _bound(item.optional_vars)}
-        for body in _bodies(node):
-            todo.extend(body)
-    return names
 
 
 def _without_docstrings(tree: ast.Module) -> ast.Module:
@@ -132,21 +88,6 @@ def tree_digest(tree: ast.Module) -> str:
     for token in _canonical(_without_docstrings(tree)):
         digest.update(token.encode("utf-8", "surrogatepass") + b"\0")
     return digest.hexdigest()
-
-
-def looks_like(names: set[str], lab_id: str, publics: Mapping[str, Iterable[str]]) -> str | None:
-    """The other lab whose file this seems to be: the one whose public names ``names`` cover the
-    largest share of, if that share is at least half and larger than ``lab_id``'s own."""
-
-    def share(lab: str) -> float:
-        public = set(publics[lab])
-        return len(public & names) / len(public) if public else 0.0
-
-    own = share(lab_id)
-    best = max(sorted(lab for lab in publics if lab != lab_id), key=share, default=None)
-    if best is not None and share(best) >= LOOKS_LIKE_SHARE and share(best) > own:
-        return best
-    return None
 
 
 def describe(source: str, lab_id: str, publics: Mapping[str, Iterable[str]], starter: str | None) -> dict:

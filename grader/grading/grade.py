@@ -9,7 +9,7 @@ import threading
 import time
 from collections.abc import Callable
 
-from grader import report
+from grader import labs, report
 from grader.grading import runner, scan
 from grader.implementation import Implementation
 from grader.labs import Lab
@@ -21,8 +21,12 @@ def default_isolation(impl: Implementation) -> str:
 
 
 def report_for(lab: Lab, impl: Implementation, run: runner.Run, duration_s: float, task: str | None = None) -> dict:
-    """The canonical report of one finished run (of one ``task`` only, if given), with the static scan's flags."""
-    flags = [f.as_dict() for f in scan.scan_file(impl.path, lab.allowed_imports)] if impl.path else []
+    """The canonical report of one finished run (of one ``task`` only, if given), with the static scan's flags
+    (another lab's file among them)."""
+    flags = []
+    if impl.path:
+        publics = {other.id: other.public for other in labs.discover().values()}
+        flags = [f.as_dict() for f in scan.scan_file(impl.path, lab.allowed_imports, lab.id, publics)]
     return report.build_report(
         lab,
         impl,

@@ -1,16 +1,21 @@
-"""A static scan of a submission: what the lab's allow-list forbids, and the tricks used to escape.
+"""A static scan of a submission: what the lab's allow-list forbids, the tricks used to escape,
+and whether the file is another lab's.
 
 The scan never runs the file. Its findings are flags in the report, for an instructor
-to review; they do not change the score (what the wall blocks simply fails).
+to review; they do not change the score (what the wall blocks simply fails). A file that
+looks like another lab's is still graded (the labs share names such as ``Value``, and what
+passes earns its points), and the flag says whose it looks like, in the words the batch's
+reasons use (grader.verdicts.looks_like_lab).
 """
 
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from grader import intake
+from grader import intake, verdicts
 from grader.verdicts import SubmissionError
 
 DYNAMIC_CODE = {"eval", "exec", "compile", "__import__"}
@@ -181,11 +186,17 @@ class _Scanner(ast.NodeVisitor):
                 self.flag("suspicious-string", node, f"mentions {hits[0]!r}, which a lab submission has no use for")
 
 
-def scan_source(source: str, allowed_imports) -> list[Flag]:
-    """The flags for ``source``; a file that does not parse gets none (its error is reported instead)."""
+def scan_source(
+    source: str, allowed_imports, lab_id: str | None = None, publics: Mapping[str, Iterable[str]] | None = None
+) -> list[Flag]:
+    """The flags for ``source``; a file that does not parse gets none (its error is reported instead).
+
+    Given the lab graded (``lab_id``) and every lab's public names (``publics``), a file that looks
+    like another lab's is flagged too."""
     scanner = _Scanner(set(allowed_imports))
     try:
-        scanner.visit(ast.parse(source))
+        tree = ast.parse(source)
+        scanner.visit(tree)
     except (SyntaxError, ValueError):
         return []
     except RecursionError:  # nested deeper than Python's own parser or this visitor can follow
@@ -193,13 +204,88 @@ def scan_source(source: str, allowed_imports) -> list[Flag]:
             Flag("unscanned", 1, "nests expressions too deeply for the static scan to read: nothing in it was scanned")
         ]
     unique = {(f.code, f.line, f.message): f for f in scanner.flags}
-    return sorted(unique.values(), key=lambda f: (f.line, f.code))
+    flags = sorted(unique.values(), key=lambda f: (f.line, f.code))
+    if lab_id is not None and publics:
+        flags += _another_lab(names_bound(tree), lab_id, publics)
+    return flags
 
 
-def scan_file(path: Path, allowed_imports) -> list[Flag]:
+def scan_file(
+    path: Path, allowed_imports, lab_id: str | None = None, publics: Mapping[str, Iterable[str]] | None = None
+) -> list[Flag]:
     """The flags for the file, read as intake reads it; one intake refuses gets none (its report says why)."""
     try:
         source = intake.read(path).text
     except SubmissionError:
         return []
-    return scan_source(source, allowed_imports)
+    return scan_source(source, allowed_imports, lab_id, publics)
+
+
+# -- whose lab's file -----------------------------------------------------------------------
+LOOKS_LIKE_SHARE = 0.5  # another lab's file defines at least half of that lab's names
+
+
+def _bodies(node: ast.AST) -> Iterable[list[ast.stmt]]:
+    for name in ("body", "orelse", "finalbody"):
+        yield getattr(node, name, [])
+    for handler in getattr(node, "handlers", []):
+        yield handler.body
+    for case in getattr(node, "cases", []):
+        yield case.body
+
+
+def _bound(target: ast.AST) -> Iterable[str]:
+    if isinstance(target, ast.Name):
+        yield target.id
+    elif isinstance(target, (ast.Tuple, ast.List)):
+        for element in target.elts:
+            yield from _bound(element)
+    elif isinstance(target, ast.Starred):
+        yield from _bound(target.value)
+
+
+def names_bound(tree: ast.Module) -> set[str]:
+    """The names a module binds at its top level (also inside a top-level if, try, with or for).
+    What ``exec`` or ``globals()`` would add is not seen."""
+    names: set[str] = set()
+    todo = list(tree.body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+            continue
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            names |= {(a.asname or a.name).split(".")[0] for a in node.names if a.name != "*"}
+        elif isinstance(node, ast.Assign):
+            names |= {n for target in node.targets for n in _bound(target)}
+        elif isinstance(node, (ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor)):
+            names |= set(_bound(node.target))
+        elif isinstance(node, (ast.With, ast.AsyncWith)):
+            names |= {n for item in node.items if item.optional_vars for n in _bound(item.optional_vars)}
+        for body in _bodies(node):
+            todo.extend(body)
+    return names
+
+
+def looks_like(names: set[str], lab_id: str, publics: Mapping[str, Iterable[str]]) -> str | None:
+    """The other lab whose file this seems to be: the one whose public names ``names`` cover the
+    largest share of, if that share is at least half and larger than ``lab_id``'s own."""
+
+    def share(lab: str) -> float:
+        public = set(publics[lab])
+        return len(public & names) / len(public) if public else 0.0
+
+    own = share(lab_id)
+    best = max(sorted(lab for lab in publics if lab != lab_id), key=share, default=None)
+    if best is not None and share(best) >= LOOKS_LIKE_SHARE and share(best) > own:
+        return best
+    return None
+
+
+def _another_lab(names: set[str], lab_id: str, publics: Mapping[str, Iterable[str]]) -> list[Flag]:
+    other = looks_like(names, lab_id, publics)
+    if other is None:
+        return []
+    theirs, own = set(publics[other]), set(publics[lab_id])
+    said = verdicts.another_labs_file(lab_id, other, (len(theirs & names), len(theirs)), (len(own & names), len(own)))
+    return [Flag("another-lab", 1, said)]
