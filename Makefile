@@ -22,26 +22,42 @@ IMPL_ARGS = $(if $(filter mine ref,$(IMPL)),--impl $(IMPL),--submission $(IMPL))
 REPORT = reports/$(LAB)-$(if $(filter mine ref,$(IMPL)),$(IMPL),$(basename $(notdir $(IMPL))))$(if $(TASK),-$(TASK),).json
 
 .DEFAULT_GOAL := help
-.PHONY: help setup sandbox test lint format starters bench batch grade
+.PHONY: help venv sandbox test grade
+# instructor only
+# The student edition (grader/kit/edition.py) leaves out each part like this one, from its
+# "instructor only" line to its "end of instructor only" line: what a student cannot run there.
+.PHONY: setup dev dev-venv lint format starters bench batch
+# end of instructor only
 
 help:
 	@echo "make lab CH=06 [IMPL=mine|ref|path] [WALL=1] [TASK=value]   grade a lab, or one task of it (LAB=lesson1_3 for labs without a chapter number)"
 	@echo "make test                             run the kit's own tests"
+	@echo "make grade [CH=06|LAB=id]             grade your starters behind the wall, as CI on your fork does (reports/ci)"
+# instructor only
+	@echo "make dev                              the developers' tools in .venv (ruff, pytest-xdist) and the sandbox"
 	@echo "make lint | format | starters         ruff checks, ruff formatting, regenerate starters from references"
 	@echo "make bench                            the benchmark suite (bench/results.json)"
 	@echo "make batch LAB=ch06 SUBMISSIONS=DIR OUT=DIR [JOBS=N] [RESUME=1] [SHARD=I/N]   grade a class"
-	@echo "make grade [CH=06|LAB=id]             grade your starters behind the wall, as CI on your fork does (reports/ci)"
+# end of instructor only
 
-# Create .venv and install the kit into it (again whenever pyproject.toml changes).
-INSTALL = $(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 10) else "labkit needs Python 3.10 or newer")' \
-	&& { test -x $(BIN)/python || $(PYTHON) -m venv $(VENV); } \
-	&& $(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev]' \
-	&& touch $(READY)
+# .venv, made, repaired (its python gone, no pip) and filled with what grading needs by
+# grader/kit/install.py, which says what it does and exits 0 or 2 (never 1: points lost). It runs
+# whenever .venv's python does not run (test -x fails on a link left dangling by a removed Python)
+# or the marker is older than pyproject.toml.
+INSTALL = $(PYTHON) -m grader.kit.install --venv $(VENV) --python $(PYTHON)
+installed = test -x $(BIN)/python && test $(1) -nt pyproject.toml
 
-$(READY): pyproject.toml
-	@$(INSTALL)
+venv:
+	@$(call installed,$(READY)) || $(INSTALL)
 
-setup: $(READY) sandbox
+# instructor only
+# The developers' extras too (ruff, pytest-xdist, pyyaml): for the kit's tests, lint and format.
+DEV_READY := $(VENV)/.labkit-dev-installed
+dev-venv:
+	@$(call installed,$(DEV_READY)) || $(INSTALL) --dev
+
+dev setup: dev-venv sandbox
+# end of instructor only
 
 # The wall's sandbox is bubblewrap, a system package: installed here as root with apt-get,
 # otherwise named in one line (grading your own code in-process does not need it).
@@ -60,7 +76,7 @@ ifeq ($(MAKECMDGOALS),lab)
 ifeq ($(LAB),)
 $(error say which lab, e.g. make lab CH=06 or make lab LAB=lesson1_3)
 endif
-LAB_STATUS := $(shell { test $(READY) -nt pyproject.toml || { $(INSTALL); }; } >&2 \
+LAB_STATUS := $(shell { $(call installed,$(READY)) || $(INSTALL); } >&2 \
 	&& $(BIN)/grader run --lab $(LAB) $(IMPL_ARGS) --json $(REPORT) >&2; echo $$?)
 ifeq ($(filter 0 1,$(LAB_STATUS)),)
 $(error grading did not run (status $(LAB_STATUS)); see the message above)
@@ -77,29 +93,31 @@ endif
 
 # 4 workers on any machine: the red team spends most of its time waiting for time limits.
 # The kit's tests, and each lab's instructor folder (its figures' tests: labs/<id>/instructor/test_figures.py).
-test: $(READY) sandbox
+test: dev-venv sandbox
 	$(BIN)/python -m pytest -n 4 --dist loadscope --durations=15 tests labs/*/instructor
 
-lint: $(READY)
+# Every lab (or LAB's) on your starter.py behind the wall, as the fork's CI workflow runs it.
+grade: venv sandbox
+	$(BIN)/grader ci $(if $(LAB),--lab $(LAB),)
+
+# instructor only
+lint: dev-venv
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
-format: $(READY)
+format: dev-venv
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
 
-starters: $(READY)
+starters: venv
 	$(BIN)/grader starter
 
-# The benchmark suite (bench/, not in the student edition): figures as ratios measured in one run.
-bench: $(READY) sandbox
+# The benchmark suite (bench/): figures as ratios measured in one run.
+bench: venv sandbox
 	$(BIN)/python -m bench
 
 # A whole class behind the wall (see README, "A whole class").
-batch: $(READY) sandbox
+batch: venv sandbox
 	@test -n "$(LAB)" -a -n "$(SUBMISSIONS)" -a -n "$(OUT)" || { echo "usage: make batch LAB=ch06 SUBMISSIONS='dir or .zip ...' OUT=dir [JOBS=N] [RESUME=1] [SHARD=I/N]" >&2; exit 2; }
 	$(BIN)/grader batch $(SUBMISSIONS) --lab $(LAB) --out $(OUT) $(if $(JOBS),--jobs $(JOBS),) $(if $(RESUME),--resume,) $(if $(SHARD),--shard $(SHARD),)
-
-# Every lab (or LAB's) on your starter.py behind the wall, as the fork's CI workflow runs it.
-grade: $(READY) sandbox
-	$(BIN)/grader ci $(if $(LAB),--lab $(LAB),)
+# end of instructor only

@@ -7,6 +7,7 @@ in a fresh virtual environment and run its README's commands there.
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -272,3 +273,49 @@ def test_edition_reference_commands_are_one_line_usage_errors(student_edition, a
     root, _ = student_edition
     result = subprocess.run([root / ".venv/bin/grader", *args], capture_output=True, text=True, env=clean_env())
     assert result.returncode == 2 and result.stderr == f"grader: error: {NO_REFERENCE}\n", result.stderr
+
+
+# Every command the edition lists, run there: `make help`'s lines (their [optional] parts left
+# out) and the README's, in its code blocks and inline. The pristine starters lose points
+# (exit 1); nothing may be missing (make: No rule), crash (a traceback) or fail to run (2).
+LISTED = re.compile(r"`((?:make |\.venv/bin/|IMPL=)[^`]*)`")
+
+
+def listed_commands(root: Path) -> list[str]:
+    """The commands the edition's `make help` and README.md tell a student to run, each once."""
+    helped = subprocess.run(["make", "help"], cwd=root, capture_output=True, text=True, env=clean_env()).stdout
+    found = [re.sub(r"\s*\[[^\]]*\]", "", line.split("  ")[0]).strip() for line in helped.splitlines()]
+    readme = (root / "README.md").read_text()
+    for block in re.findall(r"^```\n(.*?)^```$", readme, flags=re.MULTILINE | re.DOTALL):
+        found += [line.split("#")[0].strip() for line in block.splitlines()]
+    found += LISTED.findall(readme)
+    return list(dict.fromkeys(c for c in found if c))
+
+
+def test_every_command_the_edition_lists_runs_there(student_edition):
+    root, _ = student_edition
+    commands = listed_commands(root)
+    helped = {c.split()[1] for c in commands if c.startswith("make ")}
+    assert helped == {"lab", "test", "grade"}, commands  # no bench, batch, starters, lint, format, setup
+    assert {"make lab CH=06 WALL=1", "make grade CH=06", ".venv/bin/grader list"} <= set(commands)  # inline ones
+    for command in commands:
+        ran = subprocess.run(
+            ["sh", "-c", command], cwd=root, capture_output=True, text=True, env=clean_env(), timeout=600
+        )
+        said = ran.stdout + ran.stderr
+        assert ran.returncode in (0, 1), f"{command}: exit {ran.returncode}\n{said[-2000:]}"
+        assert "Traceback" not in said and "No rule to make target" not in said, f"{command}\n{said[-2000:]}"
+
+
+def test_the_edition_makefile_and_readme_name_nothing_the_edition_lacks(student_edition):
+    root, _ = student_edition
+    makefile, readme = (root / "Makefile").read_text(), (root / "README.md").read_text()
+    targets = {t for line in re.findall(r"^([a-z][\w -]*):", makefile, flags=re.MULTILINE) for t in line.split()}
+    assert targets == {"help", "venv", "sandbox", "lab", "test", "grade"}  # venv and sandbox: the others' first steps
+    for gone in ("ruff", "pytest -n", "dev-venv", "instructor only", "IMPL=mine|ref", "IMPL=ref"):
+        assert gone not in makefile, gone
+    for gone in ("make bench", "python -m bench", "make setup", "make batch", "make starters", "tests/", ".ci/run"):
+        assert gone not in readme, gone
+    assert "instructor only" not in readme and "## Performance" not in readme
+    for section in re.findall(r'"([^"]+)" (?:above|below)', readme):  # a section a sentence points at
+        assert re.search(rf"^#+ .*{re.escape(section)}", readme, flags=re.MULTILINE | re.IGNORECASE), section

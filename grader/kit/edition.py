@@ -46,15 +46,34 @@ def student_pyproject(text: str) -> str:
 CHECK_FILES = "check that the kit's files are as shipped"
 
 
+# The Makefile's lines from one to the other, both included, are the instructor's (see its head).
+INSTRUCTOR_ONLY = r"^# instructor only\n(?:.*\n)*?# end of instructor only\n"
+
+
 def student_makefile(text: str) -> str:
-    """`make test` checks the kit's files instead of running the kit's own tests, which stay with the instructor."""
-    # The kit's tests and the labs' instructor folders: `make test` names both.
-    text = _checked_sub(text, r"^\t\$\(BIN\)/python -m pytest .*\btests\b.*$", "\t$(BIN)/grader verify", "Makefile")
+    """The Makefile with only what a student can run there: `make lab` on their own work, `make test`
+    checking the kit's files (instead of the kit's own tests, which stay with the instructor), `make grade`."""
+    text, regions = re.subn(INSTRUCTOR_ONLY, "", text, flags=re.MULTILINE)
+    if not regions or re.search(r"^# (end of )?instructor only$", text, flags=re.MULTILINE):
+        raise EditionError("Makefile: its instructor-only lines are not marked as expected; update grader/edition.py")
+    text = re.sub(r"\n{3,}", "\n\n", text)  # where a part was left out
+    # `make test` runs the kit's tests and the labs' instructor folders, with the developers' extras.
+    text = _checked_sub(
+        text,
+        r"^(?:#.*\n)*test: dev-venv sandbox\n\t\$\(BIN\)/python -m pytest .*\btests\b.*$",
+        "# Check that the kit's files are as shipped: grading depends on them.\ntest: venv\n\t$(BIN)/grader verify",
+        "Makefile",
+    )
     text = _checked_sub(text, r"run the kit's own tests", CHECK_FILES, "Makefile")  # `make help`
-    # The benchmarks use the reference and the kit's tests: they stay with the instructor.
-    text = _checked_sub(text, r"^\t@echo \"make bench .*\n", "", "Makefile")
-    text = _checked_sub(text, r"^# The benchmark suite.*\n(?:#.*\n)*bench:.*\n\t.*\n\n", "", "Makefile")
-    text = _checked_sub(text, r"^(\.PHONY:.*) bench\b", r"\1", "Makefile")
+    # There is no reference to grade.
+    text = _checked_sub(text, r"IMPL=mine\|ref\|path", "IMPL=mine|path", "Makefile")  # `make help`
+    text = _checked_sub(text, r"^# IMPL is mine, ref, or the path", "# IMPL is mine or the path", "Makefile")
+    text = _checked_sub(
+        text,
+        r"^#\s+make lab CH=06 IMPL=ref .*$",
+        "#   make lab CH=06             grade your work in labs/ch06/starter.py (IMPL=path: another file)",
+        "Makefile",
+    )
     return _checked_sub(text, r"^(#\s+make test\s+)the kit's own tests$", rf"\1{CHECK_FILES}", "Makefile")
 
 
@@ -63,11 +82,19 @@ EDITION_NOTE = (
     "instructor. Your work goes in `labs/<id>/starter.py`; `make test` checks that every file of the\n"
     "kit you must not change is as shipped (grading uses them).\n"
 )
-INSTRUCTOR_SECTIONS = ("For instructors", "How the kit is organised")
+INSTRUCTOR_SECTIONS = ("For instructors", "Performance: `make bench`", "How the kit is organised")
+# Within the other sections, what lies between these two comments (invisible where the README is read).
+INSTRUCTOR_PASSAGE = r"<!-- instructor only -->.*?<!-- end of instructor only -->\n?"
 
 
 def student_readme(text: str) -> str:
-    """The README with the student's two commands, without the reference and the instructor's sections."""
+    """The README with the student's two commands, without the reference and the instructor's sections
+    and passages: every command it names runs in the edition."""
+    text, passages = re.subn(INSTRUCTOR_PASSAGE, "", text, flags=re.DOTALL)
+    if not passages or "instructor only -->" in text:
+        raise EditionError(
+            "README.md: its instructor-only passages are not marked as expected; update grader/edition.py"
+        )
     text = _checked_sub(
         text,
         r"^make lab CH=06 IMPL=ref +# grade .*$",
