@@ -83,14 +83,16 @@ EDITION_NOTE = (
     "kit you must not change is as shipped (grading uses them).\n"
 )
 INSTRUCTOR_SECTIONS = ("For instructors", "Performance: `make bench`", "How the kit is organised")
-# Within the other sections, what lies between these two comments (invisible where the README is read).
-INSTRUCTOR_PASSAGE = r"<!-- instructor only -->.*?<!-- end of instructor only -->\n?"
+# Within the other sections, what lies between these two comments (invisible where the README is read):
+# the end of its line too when the passage starts a line, so no blank line is left behind.
+PASSAGE = r"<!-- instructor only -->.*?<!-- end of instructor only -->"
+INSTRUCTOR_PASSAGE = rf"^{PASSAGE}\n|{PASSAGE}"
 
 
 def student_readme(text: str) -> str:
     """The README with the student's two commands, without the reference and the instructor's sections
     and passages: every command it names runs in the edition."""
-    text, passages = re.subn(INSTRUCTOR_PASSAGE, "", text, flags=re.DOTALL)
+    text, passages = re.subn(INSTRUCTOR_PASSAGE, "", text, flags=re.DOTALL | re.MULTILINE)
     if not passages or "instructor only -->" in text:
         raise EditionError(
             "README.md: its instructor-only passages are not marked as expected; update grader/edition.py"

@@ -31,8 +31,8 @@ MIN_PYTHON = (3, 10)
 RUNTIME_MARKER = ".labkit-installed"
 DEV_MARKER = ".labkit-dev-installed"
 CHECK_SECONDS = 60  # a python that takes longer to say its version is broken
-# The first install on this machine (a 2-core VM, a warm pip cache): see the README, "The first install".
-FIRST_INSTALL = "first run only: about half a minute here, longer with a slow network"
+# What a first install took on the kit's 2-core VM, under load (README, "The first install"): 25 to 62 s.
+FIRST_INSTALL = "first run only: up to a minute, longer on a slow network"
 
 
 class CannotInstall(Exception):
