@@ -434,7 +434,7 @@ def test_the_readme_sample_is_what_grader_run_prints_with_task_1_done(tmp_path):
     printed = [line for _, line in lines]
     assert printed[1] == "code under test: starter.py (in-process)"  # `make lab CH=06` names labs/ch06/starter.py
     readme = (KIT / "README.md").read_text(encoding="utf-8")
-    sample = readme.split("With Task 1 done:\n\n```\n")[1].split("\n```\n")[0].splitlines()
+    sample = readme.split("With Task 1 done:\n\n```text\n")[1].split("\n```\n")[0].splitlines()
     assert sample == [printed[0], "code under test: labs/ch06/starter.py (in-process)", *printed[2:]]
 
 
