@@ -25,6 +25,10 @@ class Mutant:
     old: str  # text that occurs exactly once in that function
     new: str
     caught_by: frozenset[str] = field(default_factory=frozenset)  # the lab test ids that fail
+    # The bug it models, a kind of grader.testing.bugs.BUGS, and whether the first failing test's
+    # message and hint name it (recorded as measured; when not, they must name no other bug).
+    kind: str = ""
+    named: bool = True
 
     def __post_init__(self):
         object.__setattr__(self, "caught_by", frozenset(self.caught_by))

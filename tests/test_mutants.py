@@ -11,12 +11,14 @@ Each chunk is a test class, and `make test` distributes whole classes to its xdi
 
 import dataclasses
 import functools
+import re
 
 import pytest
 
 from grader import labs
 from grader.grading import runner
 from grader.implementation import Implementation
+from grader.testing import bugs
 from tests.instructor import MissingMaterial
 from tests.mutation import apply, catalogue, reference_source
 
@@ -81,6 +83,23 @@ class _Chunk:
         differ = {t: (in_process[t], worker.get(t)) for t in in_process if in_process[t] != worker.get(t)}
         assert not differ, f"{mutant.name}: in-process and behind the wall disagree on {differ}"
 
+    def test_first_failure_names_the_bug(self, mutant, tmp_path_factory):
+        """What a student reads first (the first failing test's message and hint) names the bug the
+        mutant models, in the vocabulary of grader.testing.bugs; where the catalogue records that it
+        cannot, it names no other bug either."""
+        bug = bugs.BUGS[mutant.kind]
+        for isolation, run in self._runs(mutant, tmp_path_factory).items():
+            first = next(r for r in run.results if r.outcome != "passed")
+            said = f"{first.message}\nhint: {first.hint}"
+            names = bugs.named_in(said)
+            where = f"{mutant.name} ({isolation}), whose bug is {bug.label!r}: {first.id} says\n{said}\n"
+            if mutant.named:
+                assert mutant.kind in names, where + f"which names {sorted(names) or 'no bug'}"
+                assert len(names) <= 2, where + f"which names {sorted(names)}: a hint names the bug, not a list"
+            else:
+                assert mutant.kind not in names, where + "which names it: record named=True"
+                assert not names, where + f"which names another bug: {sorted(names)}"
+
 
 def pytest_generate_tests(metafunc):
     cls = metafunc.cls
@@ -105,6 +124,29 @@ def test_catalogue_names_are_unique_and_tests_exist(lab_id):
         pytest.fail(missing, pytrace=False)
     names = [m.name for m in mutants]
     assert len(names) == len(set(names))
+    unlabelled = [m.name for m in mutants if m.kind not in bugs.BUGS]
+    assert not unlabelled, f"label these with the kind of bug they model (grader.testing.bugs.BUGS): {unlabelled}"
     known = {t["id"] for t in runner.collect(labs.get(lab_id))}
     for mutant in mutants:
         assert mutant.caught_by <= known, f"{mutant.name} records unknown tests {sorted(mutant.caught_by - known)}"
+
+
+# The README quotes, per lab, how many of the catalogue's bugs the first failure names.
+SHARE_LINE = re.compile(r"^\| `(?P<lab>[\w-]+)` \| (?P<named>\d+) of (?P<total>\d+) \| (?P<percent>\d+)% \|$", re.M)
+SHARE_FLOOR = 0.9
+
+
+@pytest.mark.parametrize("lab_id", list(labs.discover()))
+def test_readme_quotes_the_share_of_named_bugs(lab_id):
+    """The share is the catalogue's record, which test_first_failure_names_the_bug keeps true."""
+    mutants = catalogue(lab_id)
+    named = sum(m.named for m in mutants)
+    quoted = {m["lab"]: m.groupdict() for m in SHARE_LINE.finditer((labs.KIT_ROOT / "README.md").read_text())}
+    expected = {
+        "lab": lab_id,
+        "named": str(named),
+        "total": str(len(mutants)),
+        "percent": str(100 * named // len(mutants)),
+    }
+    assert quoted.get(lab_id) == expected, f"README's table of named bugs should read | `{lab_id}` | {named} of ..."
+    assert named >= SHARE_FLOOR * len(mutants), f"{lab_id}: the first failure names {named} of {len(mutants)} bugs"
