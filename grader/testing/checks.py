@@ -27,11 +27,23 @@ def fail(message: str, hint: str = ""):
 
 def show(x) -> str:
     """A compact one-line rendering of a number or an array for messages."""
+    if isinstance(x, (list, tuple)) and all(isinstance(v, (int, float)) for v in x):
+        x = np.array(x, dtype=np.float64)
+    if isinstance(x, np.ndarray) and x.ndim == 0:
+        x = float(x)
     if isinstance(x, np.ndarray):
-        text = np.array2string(x, precision=6, threshold=24, edgeitems=3, max_line_width=10_000, separator=", ")
+        # Plain numbers, as a person writes them: 4 and 0.5, not numpy's "4." or "5.000000e-01".
+        text = np.array2string(
+            x,
+            threshold=24,
+            edgeitems=3,
+            max_line_width=10_000,
+            separator=", ",
+            formatter={"float_kind": lambda v: f"{v:.6g}"},
+        )
         return " ".join(text.split())
-    if isinstance(x, float):
-        return f"{x:.10g}"
+    if isinstance(x, (float, np.floating)):
+        return f"{float(x):.8g}"  # eight digits: what a check's tolerance can tell apart, no noise
     return repr(x)
 
 
