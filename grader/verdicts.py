@@ -234,6 +234,8 @@ def classify(exc: BaseException, static_hint: str, code_files: set[str] = frozen
         return verdict("error", clip(exc.message), exc.hint)
     if isinstance(exc, WorkerFailure):
         return verdict(exc.outcome, clip(exc.message), exc.hint or static_hint)
+    # A check that knew what the code under test was doing may have diagnosed its exception.
+    static_hint = getattr(exc, "labkit_hint", "") or static_hint
     located = where(exc, code_files)
     at = f" ({located})" if located else ""
     text = str(exc)

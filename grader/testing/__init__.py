@@ -14,7 +14,13 @@ from grader.testing.checks import (
     fail,
     raises,
 )
-from grader.testing.gradients import check_scalar_gradients, check_tensor_gradients
+from grader.testing.gradients import (
+    check_scalar_gradients,
+    check_tensor_gradients,
+    expect_scalar_gradients,
+    expect_tensor_gradients,
+    explained_errors,
+)
 from grader.testing.marks import graded
 from grader.testing.numeric import numerical_gradient
 from grader.testing.remote import beside, read_many
@@ -31,7 +37,10 @@ __all__ = [
     "check_scalar_gradients",
     "check_tensor_gradients",
     "expect_close",
+    "expect_scalar_gradients",
     "expect_shape",
+    "expect_tensor_gradients",
+    "explained_errors",
     "fail",
     "graded",
     "numerical_gradient",

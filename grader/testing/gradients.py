@@ -4,13 +4,20 @@ A computation ``f`` is written once against the engine API and run twice: on the
 code under test (forward, then backward) and on the trusted oracle of spec.py,
 whose central differences give the expected gradients. Nothing the student can
 edit takes part in computing the expected numbers.
+
+When a check fails, the hint is a diagnosis (grader.testing.diagnosis) when the kit has
+one, and the test's own advice otherwise. The diagnosis only ever runs after a failure.
 """
 
 from __future__ import annotations
 
+from contextlib import contextmanager, suppress
+
 import numpy as np
 
-from grader.testing.checks import as_array, as_float, expect_close, fail, show
+from grader import verdicts
+from grader.testing import bugs, diagnosis
+from grader.testing.checks import LabCheckFailure, as_array, as_float, expect_close, fail, show
 from grader.testing.numeric import numerical_gradient
 from grader.testing.spec import SpecScalar, SpecTensor
 
@@ -20,54 +27,105 @@ GRAD_RTOL = 1e-4
 # A forward value is plain float64 arithmetic: only the order of operations may differ.
 FORWARD_ATOL = 1e-10
 FORWARD_RTOL = 1e-9
+FORWARD_HINT = "the forward computation is wrong; fix it before looking at gradients"
 
 
-def _diagnose(got: np.ndarray, expected: np.ndarray) -> str:
-    """Name the likely bug from how a wrong gradient relates to the right one."""
+def raised_in(exc: BaseException) -> str:
+    """The qualified name of the code under test's function that raised ``exc``
+    ("Tensor.__matmul__.<locals>.backward"), or "" if it was not raised there."""
+    remote = getattr(exc, "labkit_function", None)
+    if remote is not None:  # behind the wall the worker found it
+        return remote
+    from grader.harness import state
 
-    def close(a, b):
-        return a.shape == b.shape and np.allclose(a, b, atol=GRAD_ATOL, rtol=GRAD_RTOL)
-
-    if not np.all(np.isfinite(got)):
-        return "the gradient has inf or nan entries where the numerical one is finite"
-    if np.allclose(got, 0.0) and not np.allclose(expected, 0.0, atol=GRAD_ATOL):
-        return (
-            "no gradient reached this input: is the backward rule attached to the output, "
-            "and does backward() visit every node of the graph?"
-        )
-    if close(got, -expected):
-        return "the gradient has the wrong sign"
-    nonzero = np.abs(expected) > 1e-3
-    if nonzero.any():
-        ratios = got[nonzero] / expected[nonzero]
-        if np.allclose(ratios, ratios[0], rtol=1e-6) and not np.isclose(ratios[0], 1.0):
-            return (
-                f"the gradient is {ratios[0]:.4g} times the right one: a missing or extra factor "
-                "(a local derivative counted twice, or a constant such as 1/N or k forgotten)"
-            )
-    if got.ndim >= 2 and close(np.swapaxes(got, -1, -2), expected):
-        return "the gradient is the transpose of the right one: check which factor is transposed"
-    return ""
+    try:
+        files = state.current().code_under_test_files()
+    except Exception:  # outside a grading session: nothing to point at
+        return ""
+    name, tb = "", exc.__traceback__
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        if code.co_filename in files:
+            name = getattr(code, "co_qualname", code.co_name)  # co_qualname: Python 3.11
+        tb = tb.tb_next
+    return name
 
 
-def _compare_gradient(got, expected: np.ndarray, what: str, hint: str):
+@contextmanager
+def explained_errors(f, inputs):
+    """Give an exception the code under test raises while running ``f`` a hint from where it was
+    raised (the verdict shows it in place of the test's own); a failed check passes untouched."""
+    try:
+        yield
+    except (LabCheckFailure, verdicts.SubmissionError, verdicts.WorkerFailure):
+        raise
+    except Exception as exc:
+        if not getattr(exc, "labkit_hint", ""):
+            name = getattr(exc, "labkit_type", None) or type(exc).__name__
+            text = diagnosis.explain_error(name, str(exc), raised_in(exc), diagnosis.plain_operands(f, inputs))
+            if text:
+                with suppress(Exception):  # an exception that refuses attributes keeps the test's hint
+                    exc.labkit_hint = text
+        raise
+
+
+def _choose(found: str, hint: str) -> str:
+    """The diagnosis when there is one; the test's advice otherwise. When the kit cannot tell,
+    the test's advice follows only if it names no bug: it would name one the kit could not see."""
+    if diagnosis.CANNOT_TELL in found:
+        return f"{found}; {hint}" if hint and not bugs.named_in(hint) else found
+    return found or hint
+
+
+def _readable(read) -> np.ndarray | None:
+    try:
+        return read()
+    except LabCheckFailure:
+        return None
+
+
+def _compare_gradient(got, expected: np.ndarray, what: str, hint: str, explain):
+    """Fail unless ``got`` matches ``expected``; ``explain()`` gives the diagnosis, only when it does not."""
     if got.shape != expected.shape:
+        stretched = got.ndim >= expected.ndim and _broadcasts(expected.shape, got.shape)
+        advice = (
+            "sum a broadcast operand's gradient back over the axes it was stretched along (unbroadcast)"
+            if stretched
+            else "bring it back to its input's shape"
+        )
         fail(
             f"{what}: the gradient has shape {got.shape}, but its input has shape {expected.shape}",
-            "a gradient always has the shape of what it is the gradient of: sum a broadcast "
-            "operand's gradient back over the broadcast axes" + (f"; {hint}" if hint else ""),
+            f"a gradient always has the shape of what it is the gradient of: {advice}",
         )
     if not np.allclose(got, expected, atol=GRAD_ATOL, rtol=GRAD_RTOL):
-        likely = _diagnose(got, expected)
-        hints = "; ".join(h for h in (likely, hint) if h)
-        fail(f"{what}: expected {show(expected)}, got {show(got)}", hints)
+        fail(f"{what}: expected {show(expected)}, got {show(got)}", _choose(explain(), hint))
 
 
-def check_tensor_gradients(Tensor, f, inputs, what: str, *, hint: str = "", seed=None, forward_hint: str = ""):
-    """Check ``f``'s forward value and every input's gradient on the code under test.
+def _broadcasts(small: tuple, big: tuple) -> bool:
+    try:
+        return np.broadcast_shapes(small, big) == tuple(big)
+    except ValueError:
+        return False
+
+
+def _check_result(out, f, inputs, what: str):
+    if out is None:
+        op = diagnosis.last_operation(f, inputs)
+        fail(
+            f"{what}: the computation gave None instead of a result",
+            f"{op or 'an operation'} returned None instead of its result: end it with `return out`",
+        )
+
+
+def check_tensor_gradients(
+    Tensor, f, inputs, what: str, *, hint: str = "", seed=None, forward_hint: str = "", also=()
+) -> list[np.ndarray]:
+    """Check ``f``'s forward value and every input's gradient on the code under test; return
+    the gradients it computed.
 
     ``f`` takes one tensor per input and returns a tensor; ``seed`` is the gradient
     passed to ``backward`` for a multi-element output (None: a single-element output).
+    ``also``: the same test's earlier ``(f, inputs, gradients)``, more evidence for a diagnosis.
     """
     arrays = [np.array(x, dtype=np.float64) for x in inputs]
     seed_array = None if seed is None else np.array(seed, dtype=np.float64)
@@ -78,30 +136,48 @@ def check_tensor_gradients(Tensor, f, inputs, what: str, *, hint: str = "", seed
         return float((value * seed_array).sum() if seed_array is not None else value.sum())
 
     expected_out = f(*[SpecTensor(a) for a in arrays]).data
-    tensors = [Tensor(a.copy()) for a in arrays]
-    out = f(*tensors)
-    got_out = as_array(out.data, f"{what}: the result's .data")
-    expect_close(
-        got_out,
-        expected_out,
-        f"{what}: forward value",
-        atol=FORWARD_ATOL,
-        rtol=FORWARD_RTOL,
-        hint=forward_hint or "the forward computation is wrong; fix it before looking at gradients",
-    )
-    if seed_array is None:
-        out.backward()
-    else:
-        out.backward(seed_array.copy())
-    for i, (tensor, array) in enumerate(zip(tensors, arrays, strict=True)):
-        got = as_array(tensor.grad, f"{what}: input {i}'s .grad")
-        expected = numerical_gradient(lambda x, i=i: spec_loss(i, x), array)
-        label = f"{what}: gradient of input {i} (shape {array.shape})" if len(arrays) > 1 else f"{what}: gradient"
-        _compare_gradient(got, expected, label, hint)
+    with explained_errors(f, arrays):
+        tensors = [Tensor(a.copy()) for a in arrays]
+        out = f(*tensors)
+        _check_result(out, f, arrays, what)
+        got_out = as_array(out.data, f"{what}: the result's .data")
+        if got_out.shape != expected_out.shape or not np.allclose(
+            got_out, expected_out, atol=FORWARD_ATOL, rtol=FORWARD_RTOL, equal_nan=True
+        ):
+            forward_hint = diagnosis.explain_forward(f, arrays, got_out) or forward_hint
+        expect_close(
+            got_out,
+            expected_out,
+            f"{what}: forward value",
+            atol=FORWARD_ATOL,
+            rtol=FORWARD_RTOL,
+            hint=forward_hint or FORWARD_HINT,
+        )
+        if seed_array is None:
+            out.backward()
+        else:
+            out.backward(seed_array.copy())
+
+        def explain():
+            grads = [_readable(lambda t=t: as_array(t.grad, "")) for t in tensors]
+            if any(g is None for g in grads):
+                return ""
+            output_grad = _readable(lambda: as_array(out.grad, ""))
+            return diagnosis.explain_gradients(f, arrays, grads, seed=seed_array, output_grad=output_grad, also=also)
+
+        checked = []
+        for i, (tensor, array) in enumerate(zip(tensors, arrays, strict=True)):
+            got = as_array(tensor.grad, f"{what}: input {i}'s .grad")
+            expected = numerical_gradient(lambda x, i=i: spec_loss(i, x), array)
+            label = f"{what}: gradient of input {i} (shape {array.shape})" if len(arrays) > 1 else f"{what}: gradient"
+            _compare_gradient(got, expected, label, hint, explain)
+            checked.append(got)
+    return checked
 
 
-def check_scalar_gradients(Value, f, inputs, what: str, *, hint: str = ""):
-    """Check ``f``'s forward value and every input's gradient for the scalar engine."""
+def check_scalar_gradients(Value, f, inputs, what: str, *, hint: str = "", also=()) -> list[float]:
+    """Check ``f``'s forward value and every input's gradient for the scalar engine; return the
+    gradients it computed (``also``: as for check_tensor_gradients)."""
     values = [float(x) for x in inputs]
 
     def spec_loss(i, x):
@@ -109,20 +185,91 @@ def check_scalar_gradients(Value, f, inputs, what: str, *, hint: str = ""):
         return f(*args).data
 
     expected_out = f(*[SpecScalar(v) for v in values]).data
-    leaves = [Value(v) for v in values]
-    out = f(*leaves)
-    got_out = as_float(out.data, f"{what}: the result's .data")
-    expect_close(
-        got_out,
-        expected_out,
-        f"{what}: forward value",
-        atol=FORWARD_ATOL,
-        rtol=FORWARD_RTOL,
-        hint="the forward computation is wrong; fix it before looking at gradients",
+    with explained_errors(f, values):
+        leaves = [Value(v) for v in values]
+        out = f(*leaves)
+        _check_result(out, f, values, what)
+        got_out = as_float(out.data, f"{what}: the result's .data")
+        forward_hint = FORWARD_HINT
+        if not np.isclose(got_out, expected_out, atol=FORWARD_ATOL, rtol=FORWARD_RTOL):
+            forward_hint = diagnosis.explain_forward(f, values, got_out) or FORWARD_HINT
+        expect_close(
+            got_out, expected_out, f"{what}: forward value", atol=FORWARD_ATOL, rtol=FORWARD_RTOL, hint=forward_hint
+        )
+        out.backward()
+
+        def explain():
+            grads = [_readable(lambda v=v: as_float(v.grad, "")) for v in leaves]
+            if any(g is None for g in grads):
+                return ""
+            output_grad = _readable(lambda: as_float(out.grad, ""))
+            return diagnosis.explain_gradients(f, values, grads, output_grad=output_grad, constants=False, also=also)
+
+        checked = []
+        for i, (leaf, v) in enumerate(zip(leaves, values, strict=True)):
+            got = as_float(leaf.grad, f"{what}: input {i}'s .grad")
+            expected = float(numerical_gradient(lambda x, i=i: spec_loss(i, x), np.array(v)))
+            label = f"{what}: d/d(input {i}) at {v:g}" if len(values) > 1 else f"{what}: derivative at {v:g}"
+            _compare_gradient(np.array(got), np.array(expected), label, hint, explain)
+            checked.append(got)
+    return checked
+
+
+def expect_scalar_gradients(
+    got, expected, what: str, f, inputs, *, output=None, calls: int = 1, hint: str = "", also=(), **tolerance
+):
+    """expect_close for scalar-engine gradients a test computed itself (``got``, one per input of
+    ``f`` at ``inputs``, or the only input's, after ``calls`` calls of ``output.backward()``): when they are wrong, the
+    hint is the diagnosis, or the test's ``hint``. ``also``: the same test's other
+    ``(f, inputs, gradients)``, more evidence for the diagnosis."""
+    if _close(got, expected, tolerance):
+        return
+    output_grad = None if output is None else _readable(lambda: as_float(output.grad, ""))
+    found = diagnosis.explain_gradients(
+        f,
+        [float(x) for x in inputs],
+        got if isinstance(got, (list, tuple)) else [got],
+        output_grad=output_grad,
+        calls=calls,
+        constants=False,
+        also=also,
     )
-    out.backward()
-    for i, (leaf, v) in enumerate(zip(leaves, values, strict=True)):
-        got = as_float(leaf.grad, f"{what}: input {i}'s .grad")
-        expected = float(numerical_gradient(lambda x, i=i: spec_loss(i, x), np.array(v)))
-        label = f"{what}: d/d(input {i}) at {v:g}" if len(values) > 1 else f"{what}: derivative at {v:g}"
-        _compare_gradient(np.array(got), np.array(expected), label, hint)
+    expect_close(got, expected, what, hint=_choose(found, hint), **tolerance)
+
+
+def expect_tensor_gradients(
+    got,
+    expected,
+    what: str,
+    f,
+    inputs,
+    *,
+    output=None,
+    seed=None,
+    calls: int = 1,
+    hint: str = "",
+    also=(),
+    **tolerance,
+):
+    """As expect_scalar_gradients, for the tensor engine: ``got`` is one array per input, or the
+    only input's; ``seed`` is what ``output.backward()`` was given."""
+    if _close(got, expected, tolerance):
+        return
+    grads = [got] if len(inputs) == 1 else list(got)
+    output_grad = None if output is None else _readable(lambda: as_array(output.grad, ""))
+    found = diagnosis.explain_gradients(
+        f,
+        [np.array(x, dtype=np.float64) for x in inputs],
+        grads,
+        seed=seed,
+        output_grad=output_grad,
+        calls=calls,
+        also=also,
+    )
+    expect_close(got, expected, what, hint=_choose(found, hint), **tolerance)
+
+
+def _close(got, expected, tolerance) -> bool:
+    got, expected = np.asarray(got, dtype=np.float64), np.asarray(expected, dtype=np.float64)
+    atol, rtol = tolerance.get("atol", 1e-9), tolerance.get("rtol", 1e-9)
+    return got.shape == expected.shape and bool(np.allclose(got, expected, atol=atol, rtol=rtol))

@@ -697,6 +697,7 @@ class WallSession:
         except TypeError:
             exc = RuntimeError(f"{name}: {message}")
         exc.labkit_where = str(error.get("where", ""))[:200]
+        exc.labkit_function = str(error.get("function", ""))[:200]
         exc.labkit_trace = str(error.get("trace", ""))[:3000]
         exc.labkit_type = name[:100]
         if isinstance(exc, OSError) and "File too large" in message:  # the output limit (SIGXFSZ is ignored)

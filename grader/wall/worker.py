@@ -478,11 +478,17 @@ def describe(exc, display_path):
     frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == student]
     where = f"{os.path.basename(f.filename)}:{f.lineno} in {f.name}" if (f := (frames or [None])[-1]) else ""
     line = getattr(exc, "lineno", None) if isinstance(exc, SyntaxError) else (frames[-1].lineno if frames else None)
+    function, tb = "", exc.__traceback__  # the qualified name a diagnosis reads ("Tensor.sum.<locals>.backward")
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == student:
+            function = getattr(tb.tb_frame.f_code, "co_qualname", tb.tb_frame.f_code.co_name)
+        tb = tb.tb_next
     return {
         "type": type(exc).__name__,
         "bases": [c.__name__ for c in type(exc).__mro__ if c.__module__ == "builtins"],
         "message": message[:2000],
         "where": where,
+        "function": function,
         "line": line,
         "trace": "".join(traceback.format_list(frames[-6:]))[-3000:],
     }

@@ -1,0 +1,447 @@
+"""Diagnoses: from what a failed check saw, the bug that explains it, in a student's words.
+
+Three kinds of evidence, three functions, each returning a hint ("" when it has nothing to
+say, so that the test's own advice is shown instead):
+
+- ``explain_gradients``: wrong gradients. Every classic bug of grader.testing.faults is
+  injected in turn into the same computation; a bug that gives exactly the student's
+  numbers is named, with the operation it is in. When several fit, the hint names what
+  they share, or says that it cannot tell; when none fits, it falls back to the shape of
+  the error (a sign, a constant factor, a transpose) and otherwise says it cannot tell.
+- ``explain_forward``: a wrong forward value, against the forward bugs.
+- ``explain_error``: an exception raised inside the code under test, from the function it
+  was raised in (``Tensor.__matmul__.<locals>.backward``) and its message.
+
+A hint names at most two kinds of bug (grader.testing.bugs): more would be a list, not a
+diagnosis, and is worded as "cannot tell" instead.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from grader.testing import bugs, faults
+from grader.testing.faults import Fault, Setting
+
+# Two analytic computations of the same gradients agree far more closely than this; a
+# numerical or float32 gradient does not, and is never taken for a bug.
+MATCH_RTOL = 1e-6
+MATCH_ATOL = 1e-9
+CANNOT_TELL = "several common bugs give exactly these numbers, so the kit cannot tell which"
+# At most this many runs of the computation per diagnosis (each one is a few hundred microseconds).
+MAX_RUNS = 4000
+
+OPS = {
+    "+": "`+`",
+    "-": "`-`",
+    "*": "`*`",
+    "/": "`/`",
+    "**": "`**`",
+    "@": "`@`",
+    "neg": "unary `-`",
+    "exp": "`exp`",
+    "log": "`log`",
+    "tanh": "`tanh`",
+    "relu": "`relu`",
+    "sigmoid": "`sigmoid`",
+    "sum": "`sum`",
+    "mean": "`mean`",
+    "reshape": "`reshape`",
+    "transpose": "`transpose`",
+}
+_BINARY = {"+", "-", "*", "/", "@"}
+
+
+def _who(fault: Fault) -> str:
+    if fault.op not in _BINARY:
+        return "its input"
+    return {0: "self (the left operand)", 1: "other (the right operand)", None: "self or other"}[fault.operand]
+
+
+def describe(fault: Fault) -> str:
+    """What the student's code does, for one fault: the clause after "exactly what you get when"."""
+    op, who, v = OPS.get(fault.op, f"`{fault.op}`"), _who(fault), fault.variant
+    if fault.forward:
+        return _FORWARD[(fault.op, v)]
+    if fault.op == "backward":
+        return _GRAPH[v]
+    if v == "overwrite":
+        return f"{op}'s backward assigns the gradient of {who} with `=` instead of `+=`"
+    if v == "sign":
+        return f"{op}'s backward gives {who} a gradient of the wrong sign"
+    if v == "chain":
+        return f"{op}'s backward leaves out `out.grad` for {who} (the chain rule: multiply by the gradient from above)"
+    if v == "data_for_grad":
+        return f"{op}'s backward uses `out.data` where it needs `out.grad`"
+    if v == "own":
+        return f"{op}'s backward multiplies the gradient of {who} by its own value instead of the other operand's"
+    if v == "guard":
+        return (
+            f"{op}'s backward skips {who} when the other operand is a constant: its `requires_grad` test checks "
+            "the wrong operand"
+        )
+    if v == "detached":
+        return f"{op} builds its result outside the graph (a new object with no parents): no gradient flows back"
+    return _SPECIFIC[(fault.op, v)]
+
+
+_SPECIFIC = {
+    ("/", "square_forgotten"): "`/`'s backward gives b the gradient -a/b * out.grad: the local derivative of a/b "
+    "with respect to b is -a/b**2",
+    ("**", "not_decremented"): "`**`'s backward uses k * x**k: the local derivative of x**k is k * x**(k - 1)",
+    ("**", "no_k"): "`**`'s backward leaves out the factor k: d(x**k)/dx = k * x**(k - 1)",
+    ("exp", "input"): "`exp`'s backward multiplies by x, its input: the local derivative of exp is exp(x), its output",
+    (
+        "log",
+        "output",
+    ): "`log`'s backward divides by log(x), its output: the local derivative of log is 1/x, x being its input",
+    ("log", "times_input"): "`log`'s backward multiplies by x instead of dividing: the local derivative of log is 1/x",
+    ("tanh", "input"): "`tanh`'s backward uses 1 - x**2 with x its input: the local derivative of tanh is 1 - t**2 "
+    "with t = tanh(x), its output",
+    ("tanh", "output"): "`tanh`'s backward multiplies by t = tanh(x): the local derivative of tanh is 1 - t**2",
+    ("sigmoid", "input"): "`sigmoid`'s backward uses x * (1 - x) with x its input: the local derivative of sigmoid "
+    "is s * (1 - s) with s = sigmoid(x), its output",
+    ("sigmoid", "output"): "`sigmoid`'s backward multiplies by s = sigmoid(x) alone: the local derivative of sigmoid "
+    "is s * (1 - s)",
+    ("relu", "output"): "`relu`'s backward multiplies by its output relu(x): the local derivative of relu is 1 where "
+    "x > 0 and 0 elsewhere",
+    ("relu", "at_zero"): "`relu`'s backward passes the gradient at x = 0: the local derivative of relu is 0 there "
+    "(pass it only where x > 0)",
+    ("sum", "no_expand"): "`sum`'s backward broadcasts `out.grad` without putting the summed axes back "
+    "(np.expand_dims), so it lands along the wrong axis",
+    ("sum", "expand_last"): "`sum`'s backward puts the summed axis back at the end (np.expand_dims(g, -1)) "
+    "instead of where it was summed",
+    ("mean", "no_expand"): "`mean`'s backward broadcasts `out.grad` without putting the summed axes back "
+    "(np.expand_dims), so it lands along the wrong axis",
+    ("mean", "no_count"): "`mean`'s backward leaves out the factor 1/N",
+    ("@", "no_transpose"): "`@`'s backward leaves out a transpose: for C = A @ B, dA = dC @ B^T and dB = A^T @ dC",
+    ("transpose", "dot_T"): "`transpose`'s backward uses .T, which reverses every axis: swap back the same two axes",
+}
+_GRAPH = {
+    "not_reversed": "backward() runs the steps inputs-first: run them in reverse topological order, each node "
+    "after every node that uses it",
+    "pre_order": "backward() lists a node before visiting its inputs (pre-order), which is not a topological "
+    "order: list it after its inputs, then run the list reversed",
+    "breadth_first": "backward() walks the graph breadth-first from the output, which is not a topological order: "
+    "a node's step ran before every node using it had added into its gradient",
+    "no_visited": "backward() runs a shared node's step once per path to it (no visited set): each node must run "
+    "exactly once",
+    "no_seed": "backward() does not seed the output's gradient with 1 before running the steps",
+    "reset_after_seed": "backward() resets the output's gradient to zero after seeding it",
+    "ones_seed": "backward() seeds the output's gradient with ones instead of the `grad` it was given",
+    "no_reset": "backward() does not reset intermediate gradients to zero at the start of each call, so a second "
+    "call counts the first again",
+    "reset_leaves": "backward() resets the leaves' gradients too: only intermediate gradients are reset, a leaf's "
+    "gradient accumulates across calls",
+}
+_FORWARD = {
+    ("rsub", "swapped"): "`2.0 - x` (__rsub__) computes x - 2.0: a reflected operator gets the number as `other`, "
+    "so it is other - self",
+    ("rtruediv", "swapped"): "`2.0 / x` (__rtruediv__) computes x / 2.0: a reflected operator gets the number as "
+    "`other`, so it is other / self",
+    ("transpose", "dot_T"): "`transpose` uses .T, which reverses every axis: swap exactly the two axes it is given",
+    ("transpose", "last_two"): "`transpose(axis1, axis2)` always swaps the last two axes: swap the two it is given",
+    ("transpose", "first_two"): "`transpose()` swaps axes 0 and 1 by default: its defaults are the last two "
+    "(axis1=-2, axis2=-1)",
+    ("mean", "total_size"): "`mean` divides by the size of the whole tensor: the factor 1/N counts only the entries "
+    "it averages",
+    ("mean", "last_axis"): "`mean` over several axes divides by the size of one of them: the factor 1/N counts "
+    "every averaged axis (multiply their sizes)",
+    ("mean", "no_count"): "`mean` does not divide by N (the factor 1/N)",
+    ("sigmoid", "exp_sign"): "`sigmoid` computes 1 / (1 + e**x): the sign of the exponent is lost, it is "
+    "1 / (1 + e**-x)",
+    ("sum", "no_keepdims"): "`sum` ignores keepdims=True: the summed axes must stay, with size 1",
+    ("mean", "no_keepdims"): "`mean` ignores keepdims=True: the summed axes must stay, with size 1",
+}
+
+
+# -- comparing numbers ----------------------------------------------------------------------
+def _same(a, b) -> bool:
+    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    if a.shape != b.shape or not (np.all(np.isfinite(a)) and np.all(np.isfinite(b))):
+        return False
+    scale = float(np.max(np.abs(b))) if b.size else 0.0
+    return bool(np.allclose(a, b, rtol=MATCH_RTOL, atol=MATCH_ATOL * max(1.0, scale)))
+
+
+def _all_same(xs, ys) -> bool:
+    return len(xs) == len(ys) and all(_same(x, y) for x, y in zip(xs, ys, strict=True))
+
+
+# -- wording what matched ----------------------------------------------------------------------
+def _merge(matches: list[Fault]) -> list[Fault]:
+    """One fault per (op, variant): the same bug in either operand's line reads as one."""
+    merged = {}
+    for fault in matches:
+        key = (fault.op, fault.variant, fault.forward)
+        merged[key] = fault if key not in merged else Fault(fault.op, fault.variant, fault.kind, None, fault.forward)
+    return list(merged.values())
+
+
+def _clauses(matches: list[Fault]) -> list[str]:
+    variants = {(f.op, f.variant) for f in matches}
+    clauses = []
+    for fault in matches:
+        if (fault.op, fault.variant) == ("backward", "reset_after_seed") and ("backward", "no_seed") in variants:
+            continue  # said with no_seed, below
+        clause = describe(fault)
+        if (fault.op, fault.variant) == ("backward", "no_seed") and ("backward", "reset_after_seed") in variants:
+            clause = (
+                "backward() does not seed the output's gradient with 1 before running the steps, or resets it to "
+                "zero after seeding it"
+            )
+        clauses.append(clause)
+    return clauses
+
+
+def word(matches: list[Fault], what: str = "your gradients are") -> str:
+    """The hint for the faults that fit: each named, or, if they are too many, what they share,
+    or that the kit cannot tell."""
+    matches = _merge(matches)
+    clauses = _clauses(matches)
+    if len(clauses) <= 3:
+        text = f"{what} exactly what you get when " + ", or when ".join(clauses)
+        if len(bugs.named_in(text)) <= 2:
+            return text
+    kinds = sorted({f.kind for f in matches}, key=list(bugs.BUGS).index)
+    if len(kinds) <= 2:
+        labels = []
+        for kind in kinds:
+            ops = sorted({OPS.get(f.op, f"`{f.op}`") for f in matches if f.kind == kind and f.op != "backward"})
+            labels.append(bugs.BUGS[kind].label + (f" (in {' or '.join(ops)})" if ops else ""))
+        text = f"{what} exactly what one of several bugs gives, the kit cannot tell which: {', or '.join(labels)}"
+        if len(bugs.named_in(text)) <= 2:
+            return text
+    return ""
+
+
+# -- gradients --------------------------------------------------------------------------------
+_COMPOSED = Setting(None, (("neg", "mul"), ("sub", "add_neg"), ("div", "mul_pow"), ("mean", "sum_mul")))
+
+
+def _catalogue(f, inputs, seed, calls, constants):
+    """(faults worth trying on ``f``, its correct outcome, its Run); None if the kit cannot run ``f``."""
+    try:
+        correct, state = faults.run(f, inputs, seed=seed, calls=calls)
+        _, composed = faults.run(f, inputs, _COMPOSED, seed=seed, calls=calls)
+    except Exception:  # a computation this engine does not model: no diagnosis, not an error
+        return None
+    if correct.value is None:
+        return None
+    state.ops.update(composed.ops)
+    seeded = seed is not None and not np.all(np.asarray(seed) == 1.0)
+    found = faults.rule_faults(state, constants=constants) + faults.graph_faults(seeded=seeded, calls=calls)
+    return found, correct, state
+
+
+def explain_gradients(
+    f, inputs, got, *, seed=None, output_grad=None, calls: int = 1, constants: bool = True, also=()
+) -> str:
+    """A hint naming the bug that gives exactly the gradients ``got`` (one per input) for ``f``
+    at ``inputs``, or what the shape of the error says, or "" when the kit has nothing to say.
+
+    ``output_grad``, the output's own gradient if it could be read, settles between bugs that
+    give the inputs the same numbers (an unseeded output, say, from steps run out of order).
+    ``calls``: how many times backward() ran. ``constants``: whether the engine has constants
+    (Tensor's requires_grad), whose tests can be wrong. ``also``: more of the same engine's
+    numbers from the same test, ``(f, inputs, got)`` each (right or wrong), that the bug must
+    give too: one number alone fits too many bugs."""
+    got = [np.asarray(g, dtype=np.float64) for g in got]
+    catalogue = _catalogue(f, inputs, seed, calls, constants)
+    if catalogue is None:
+        return ""
+    candidates, correct, state = catalogue
+    if any(g.shape != c.shape for g, c in zip(got, correct.grads, strict=True)):
+        return ""
+    matches, runs = [], 0
+    for fault in candidates:
+        for setting in faults.settings(fault, state):
+            runs += 1
+            if runs > MAX_RUNS:
+                break
+            if _gives(f, inputs, got, setting, seed, calls, correct.grads) and all(
+                _gives(g, xs, ys, setting, None, calls) for g, xs, ys in also
+            ):
+                outcome, _ = faults.run(f, inputs, setting, seed=seed, calls=calls)
+                matches.append((fault, outcome.output_grad))
+                break
+    if matches and output_grad is not None:
+        agreeing = [fault for fault, out in matches if out is not None and _same(output_grad, out)]
+        matches = agreeing or [fault for fault, _ in matches]
+    else:
+        matches = [fault for fault, _ in matches]
+    if matches:
+        return word(matches) or _cannot_tell(got, correct.grads)
+    return _shape_of_error(got, correct.grads)
+
+
+def _gives(f, inputs, got, setting, seed, calls, right=None) -> bool:
+    """Whether ``f`` under ``setting`` gives exactly the gradients ``got`` (and, if the right
+    ones are given, differs from them: a bug that changes nothing here explains nothing)."""
+    try:
+        outcome, _ = faults.run(f, inputs, setting, seed=seed, calls=calls)
+    except Exception:  # Unsupported, or the fault makes the computation fail: it is not this one
+        return False
+    got = [np.asarray(g, dtype=np.float64) for g in got]
+    if outcome.value is None or (right is not None and _all_same(outcome.grads, right)):
+        return False
+    return _all_same(outcome.grads, got)
+
+
+def _cannot_tell(got: list, right: list) -> str:
+    zeros = all(np.allclose(g, 0.0) for g in got) and not all(np.allclose(e, 0.0) for e in right)
+    return f"no gradient reached the inputs (every entry is 0): {CANNOT_TELL}" if zeros else CANNOT_TELL
+
+
+def _shape_of_error(got: list, right: list) -> str:
+    """What the first wrong input's gradient has in common with the right one, when no bug fits."""
+    for g, e in zip(got, right, strict=True):
+        if _same(g, e):
+            continue
+        if not np.all(np.isfinite(g)):
+            return "the gradient has inf or nan entries where the right one is finite"
+        scale = float(np.max(np.abs(e))) if e.size else 0.0
+        if scale > 0 and float(np.max(np.abs(g - e))) <= 1e-3 * scale:
+            return (
+                "the gradient is close to the right one but not within the check's tolerance: a precision problem "
+                "(float32, or a numerical derivative), not a wrong rule"
+            )
+        if scale > 0 and _same(g, -e):
+            return "the gradient is exactly the negative of the right one: a rule it passes through has the wrong sign"
+        nonzero = np.abs(e) > 1e-6 * max(scale, 1e-300)
+        if nonzero.any() and scale > 0:
+            ratios = g[nonzero] / e[nonzero]
+            r = float(ratios.flat[0])
+            consistent = np.allclose(ratios, r, rtol=1e-6) and np.allclose(g[~nonzero], 0.0, atol=1e-12)
+            if consistent and (ratios.size >= 2 or _simple(r)) and not np.isclose(r, 1.0):
+                return f"the gradient is exactly {r:.4g} times the right one: a missing or extra factor"
+        if g.ndim >= 2 and g.shape[-1] == g.shape[-2] and _same(np.swapaxes(g, -1, -2), e):
+            return "the gradient is the transpose of the right one: check which matrix is transposed"
+        if scale > 0 and np.allclose(g, 0.0):
+            return "no gradient reached this input (every entry is 0), and the kit cannot tell which bug stopped it"
+        return ""
+    return ""
+
+
+def _simple(r: float) -> bool:
+    """A ratio a lone number could not hit by chance: an integer or the reciprocal of one, up to 10."""
+    return any(np.isclose(abs(r), n, rtol=1e-6) or np.isclose(abs(r), 1.0 / n, rtol=1e-6) for n in range(2, 11))
+
+
+# -- the forward value --------------------------------------------------------------------------
+def explain_forward(f, inputs, got) -> str:
+    """A hint naming the forward bug that gives exactly the value ``got``, or ""."""
+    try:
+        _, state = faults.run(f, inputs, backward=False)
+    except Exception:
+        return ""
+    matches = []
+    for fault in faults.forward_faults(state):
+        try:
+            outcome, _ = faults.run(f, inputs, Setting(fault), backward=False)
+        except Exception:
+            continue
+        if outcome.value is not None and _same(got, outcome.value):
+            matches.append(fault)
+    return word(matches, "your result is") if matches else ""
+
+
+def last_operation(f, inputs) -> str:
+    """The operation whose result ``f`` returns, as a hint names it ("`sum`"), or ""."""
+    try:
+        _, state = faults.run(f, inputs, backward=False)
+    except Exception:
+        return ""
+    return OPS.get(state.called[-1], "") if state.called else ""
+
+
+def plain_operands(f, inputs) -> set[str]:
+    """The operations ``f`` gives a plain number or array as an operand (and `reshape` one tuple)."""
+    try:
+        _, state = faults.run(f, inputs, backward=False)
+    except Exception:
+        return set()
+    return set(state.plain)
+
+
+# -- an exception from the code under test --------------------------------------------------
+_METHODS = {
+    "__add__": "+",
+    "__radd__": "+",
+    "__sub__": "-",
+    "__rsub__": "-",
+    "__mul__": "*",
+    "__rmul__": "*",
+    "__truediv__": "/",
+    "__rtruediv__": "/",
+    "__neg__": "neg",
+    "__pow__": "**",
+    "__matmul__": "@",
+    "__rmatmul__": "@",
+    **{name: name for name in ("exp", "log", "tanh", "relu", "sigmoid", "sum", "mean", "reshape", "transpose")},
+}
+_SHAPE_WORDS = ("broadcast", "shape", "dimension", "mismatch")
+
+
+def explain_error(type_name: str, message: str, function: str, plain: set[str] = frozenset()) -> str:
+    """A hint for an exception the code under test raised in ``function`` (a qualified name such
+    as ``Tensor.__matmul__.<locals>.backward``); ``plain``: the operations the computation gave
+    a plain number or array (see plain_operands). "" when the kit has nothing to say."""
+    parts = function.split(".")
+    in_backward = "<locals>" in parts and parts[-1] != "<lambda>" and parts[-1] not in _METHODS
+    method = next((p for p in parts if p in _METHODS), "")
+    op = _METHODS.get(method, "")
+    shape_error = any(w in message for w in _SHAPE_WORDS)
+    if type_name == "RecursionError":
+        return (
+            "recursion deeper than Python allows: a graph thousands of nodes deep needs a topological sort "
+            "with an explicit stack, not a recursive function"
+        )
+    if "'NoneType'" in message and ("has no attribute" in message or "unsupported operand" in message):
+        return "an operation returned None instead of its result: does each one end with `return out`?"
+    if parts[-1] == "_unbroadcast" or (in_backward and op in ("+", "-", "*", "/") and shape_error):
+        where = f"{OPS[op]}'s backward" if op else "_unbroadcast"
+        return (
+            f"{where} raised a shape error: a broadcast operand's gradient must be summed back to that operand's "
+            "shape (unbroadcast: first the extra leading axes, then the stretched size-1 ones)"
+        )
+    if in_backward and op == "@":
+        if "core dimension" in message:
+            return (
+                "`@`'s backward multiplied matrices whose shapes do not fit: a missing or misplaced transpose "
+                "(for C = A @ B, dA = dC @ B^T and dB = A^T @ dC; swap the last two axes, .T reverses them all)"
+            )
+        if shape_error:
+            return (
+                "`@`'s backward raised a shape error: a weight shared across a batch gets its gradient summed over "
+                "the batch axes (unbroadcast)"
+            )
+    if in_backward and op in ("sum", "mean"):
+        return (
+            f"{OPS[op]}'s backward raised: put the summed axes back (np.expand_dims(out.grad, axes), unless "
+            "keepdims kept them) before broadcasting to the input's shape"
+        )
+    if in_backward and op == "reshape":
+        return "`reshape`'s backward must reshape the gradient back to the input's shape"
+    if in_backward and op == "transpose":
+        return (
+            "`transpose`'s backward must swap back the same two axes (np.swapaxes(g, axis1, axis2)); "
+            ".T reverses them all"
+        )
+    if not in_backward and op == "reshape" and "reshape" in plain and "tuple" in message:
+        return (
+            "`reshape` was given one tuple, as in reshape((4, 3)): it must also accept one tuple, "
+            "not only reshape(4, 3)"
+        )
+    if not in_backward and op in _BINARY | {"**"} and op in plain:
+        return (
+            f"{OPS[op]} raised when one operand is a plain number or an array: wrap it as a constant "
+            "(Tensor._lift) instead of refusing it"
+        )
+    return ""
+
+
+def function_op(function: str) -> str:
+    """The operation a qualified name belongs to, as a hint names it, or ""."""
+    method = next((p for p in function.split(".") if p in _METHODS), "")
+    return OPS.get(_METHODS.get(method, ""), "")

@@ -1,0 +1,269 @@
+"""The diagnosis of a failed check (grader.testing.diagnosis): each common shape of error is
+recognised from the numbers alone and named in the vocabulary of grader.testing.bugs; what
+several bugs would explain is said to be uncertain; a right but imprecise gradient is never
+taken for a bug. The wrong numbers here are worked out by hand (or by numpy from the formula
+a student wrote), never by the fault-model engine the diagnosis uses.
+
+The kit's mutants measure the same thing on whole labs (tests/test_mutants.py); this file
+pins each shape down on its smallest example, and checks what a person reads in the terminal.
+"""
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from grader import labs
+from grader.testing import bugs, diagnosis, faults
+from grader.testing.checks import show
+from tests.mutation import apply, catalogue, reference_source
+
+
+def named(text: str) -> set[str]:
+    return bugs.named_in(text)
+
+
+def weights(shape, seed=7):
+    return np.random.default_rng(seed).normal(size=shape)
+
+
+def weighted(out, seed=7):
+    return (out * weights(out.shape, seed)).sum()
+
+
+# -- the vocabulary -----------------------------------------------------------------------
+def test_every_label_names_its_own_kind_and_no_other():
+    for kind, bug in bugs.BUGS.items():
+        assert named(bug.label) == {kind}, (kind, bug.label, named(bug.label))
+
+
+@pytest.mark.parametrize(
+    ("text", "kinds"),
+    [
+        ("`+`'s backward assigns the gradient with `=` instead of `+=`", {"overwrite"}),  # "assigns" is no sign
+        ("every rule adds (+=) into .grad", set()),  # advice, not a bug named
+        ("x.grad for x.sum(axis=1) on a (3, 4) input, seeded 1..n", set()),
+        ("Tensor mean_over_two_axes: forward value", set()),
+        ("relu must not change its input (no in-place writes)", {"in_place"}),
+    ],
+)
+def test_words_name_a_bug_only_when_they_mean_it(text, kinds):
+    assert named(text) == kinds
+
+
+# -- wrong gradients: each shape from its numbers ----------------------------------------------
+def test_the_other_operands_value():
+    # f = a * b at a = 1.5, b = -0.7; self.grad += self.data * out.grad gives a.grad = 1.5 (not -0.7).
+    hint = diagnosis.explain_gradients(lambda a, b: a * b, [1.5, -0.7], [1.5, 1.5], constants=False)
+    assert named(hint) == {"other_operand"}, hint
+    assert "`*`" in hint and "self" in hint
+
+
+def test_an_overwritten_accumulation():
+    # f = (x + 1) * x at 1.5: the product gives x 2.5, then `+` assigns x.grad = 1.5 (not 2.5 + 1.5).
+    hint = diagnosis.explain_gradients(lambda x: (x + 1.0) * x, [1.5], [1.5], constants=False)
+    assert named(hint) == {"overwrite"}, hint
+    assert "`+`" in hint
+
+
+def test_a_sign():
+    # f = weighted(a - b): b.grad = +w instead of -w.
+    a, b = np.arange(4.0).reshape(2, 2), np.ones((2, 2))
+    w = weights((2, 2))
+    hint = diagnosis.explain_gradients(lambda a, b: weighted(a - b), [a, b], [w, w])
+    assert named(hint) == {"sign"}, hint
+    assert "`-`" in hint and "other" in hint
+
+
+def test_a_factor():
+    # d(x**3)/dx without the factor k: x**2 = 4 at x = 2 instead of 12.
+    hint = diagnosis.explain_gradients(lambda x: x**3, [2.0], [4.0], constants=False)
+    assert named(hint) == {"factor"}, hint
+
+
+def test_a_missing_transpose_on_square_matrices():
+    a, b = np.array([[1.0, 2.0], [3.0, -1.0]]), np.array([[0.5, -2.0], [1.5, 1.0]])
+    w = weights((2, 2))
+    hint = diagnosis.explain_gradients(lambda a, b: weighted(a @ b), [a, b], [w @ b, a.T @ w])  # dA = dC @ B
+    assert named(hint) == {"transpose"}, hint
+
+
+def test_an_unseeded_output_is_told_from_steps_out_of_order_by_the_outputs_own_gradient():
+    f = lambda a, b, c: (a * b + c) ** 2  # noqa: E731
+    unseeded = diagnosis.explain_gradients(f, [2.0, -3.0, 10.0], [0.0, 0.0, 0.0], output_grad=0.0, constants=False)
+    assert "seed" in named(unseeded), unseeded
+    out_of_order = diagnosis.explain_gradients(f, [2.0, -3.0, 10.0], [0.0, 0.0, 0.0], output_grad=1.0, constants=False)
+    assert "order" in named(out_of_order) and "seed" not in named(out_of_order), out_of_order
+    # Steps run inputs-first and a result built outside the graph give the same numbers here: both are said.
+    assert named(out_of_order) == {"order", "detached"} and "cannot tell" in out_of_order
+
+
+def test_more_numbers_from_the_same_test_settle_what_one_number_cannot():
+    # u = 3a at a = 2, f = u + u*u: a breadth-first walk gives 3, and so do two rule bugs of `*`;
+    # the same engine got the other order, f = u*u + u, right (39): only the walk explains both.
+    first = lambda a: (lambda u: u * u + u)(a * 3.0)  # noqa: E731
+    second = lambda a: (lambda u: u + u * u)(a * 3.0)  # noqa: E731
+    alone = diagnosis.explain_gradients(second, [2.0], [3.0], constants=False)
+    assert "cannot tell" in alone and not named(alone), alone
+    settled = diagnosis.explain_gradients(second, [2.0], [3.0], constants=False, also=[(first, [2.0], [39.0])])
+    assert named(settled) == {"order"} and "breadth-first" in settled, settled
+
+
+def test_two_calls_of_backward():
+    # y = x*x + x at 3, backward() twice: 27 if intermediates are not reset (7 + 20), 7 if leaves are.
+    f = lambda x: x * x + x  # noqa: E731
+    assert named(diagnosis.explain_gradients(f, [3.0], [27.0], calls=2, constants=False)) == {"reset"}
+    assert "reset" in named(diagnosis.explain_gradients(f, [3.0], [7.0], calls=2, constants=False))
+
+
+def test_too_many_bugs_fit_then_it_says_it_cannot_tell_and_names_none():
+    a, b = weights((3, 4), 1), weights(4, 2)
+    hint = diagnosis.explain_gradients(lambda a, b: weighted(a + b), [a, b], [np.zeros((3, 4)), np.zeros(4)])
+    assert diagnosis.CANNOT_TELL in hint and "no gradient reached" in hint
+    assert not named(hint), hint
+
+
+@pytest.mark.parametrize("error", ["one-sided difference", "relative"])
+def test_a_right_but_imprecise_gradient_is_never_taken_for_a_bug(error):
+    """Far enough off to fail the check (rtol 1e-4), too close to be a wrong rule."""
+    x, h = weights((3, 4), 3), 1e-3
+    w = weights((3, 4))
+    one_sided = (np.exp(x + h) - np.exp(x)) / h * w  # a backward rule that estimates exp's derivative
+    got = np.exp(x) * w * (1 + 3e-4) if error == "relative" else one_sided
+    hint = diagnosis.explain_gradients(lambda a: weighted(a.exp()), [x], [got])
+    assert not named(hint), hint
+    assert "precision" in hint
+
+
+def test_when_no_bug_fits_the_shape_of_the_error_is_said():
+    x = weights((3, 4), 3)
+    right = np.exp(x) * weights((3, 4))
+    f = lambda a: weighted(a.exp())  # noqa: E731
+    assert named(diagnosis.explain_gradients(f, [x], [2.5 * right])) == {"factor"}
+    square = weights((3, 3), 4)
+    right = np.exp(square) * weights((3, 3))
+    assert named(diagnosis.explain_gradients(f, [square], [right.T])) == {"transpose"}
+    assert diagnosis.explain_gradients(f, [x], [right[::-1, ::-1] + 1.0]) == ""  # nothing to say: the test's advice
+
+
+def test_a_lone_number_is_no_evidence_of_a_factor():
+    # The issue's case: any wrong number is "some factor" times the right one; -2.143 says nothing.
+    hint = diagnosis.explain_gradients(lambda x: x.exp() * x.tanh(), [0.4], [-2.143], constants=False)
+    assert "factor" not in named(hint), hint
+
+
+def test_a_computation_the_engine_does_not_model_gets_no_diagnosis():
+    assert diagnosis.explain_gradients(lambda a: a.cosh(), [0.3], [1.0], constants=False) == ""
+
+
+# -- the forward value ---------------------------------------------------------------------------
+def test_a_reflected_operator_with_its_operands_swapped():
+    hint = diagnosis.explain_forward(lambda a, b: 2.0 - a * b, [1.5, -0.7], (1.5 * -0.7) - 2.0)
+    assert named(hint) == {"reflected"} and "__rsub__" in hint, hint
+
+
+def test_a_mean_over_the_wrong_count():
+    x = weights((2, 3, 4), 5)
+    hint = diagnosis.explain_forward(lambda a: weighted(a.mean(axis=(0, 1))), [x], weighted_mean(x, 24))
+    assert named(hint) == {"factor"}, hint
+
+
+def weighted_mean(x, count):
+    return float((x.sum(axis=(0, 1)) / count * weights((4,))).sum())
+
+
+# -- an exception raised inside the code under test ---------------------------------------------
+@pytest.mark.parametrize(
+    ("type_name", "message", "function", "kinds"),
+    [
+        (
+            "ValueError",
+            "matmul: Input operand 1 has a mismatch in its core dimension 0",
+            "Tensor.__matmul__.<locals>.backward",
+            {"transpose"},
+        ),
+        (
+            "ValueError",
+            "non-broadcastable output operand with shape (4,)",
+            "Tensor.__add__.<locals>.backward",
+            {"unbroadcast"},
+        ),
+        (
+            "ValueError",
+            "non-broadcastable output operand with shape (3,4)",
+            "Tensor.__matmul__.<locals>.backward",
+            {"unbroadcast"},
+        ),
+        (
+            "TypeError",
+            "'NoneType' object cannot be interpreted as an integer",
+            "Tensor.sum.<locals>.backward",
+            {"axis"},
+        ),
+        (
+            "ValueError",
+            "operands could not be broadcast together",
+            "Tensor.reshape.<locals>.backward",
+            {"reshape_back"},
+        ),
+        ("ValueError", "operands could not be broadcast together", "Tensor.transpose.<locals>.backward", {"transpose"}),
+        ("RecursionError", "maximum recursion depth exceeded", "Tensor.backward.<locals>.visit", {"recursion"}),
+        ("AttributeError", "'NoneType' object has no attribute 'data'", "", {"missing_return"}),
+        ("ZeroDivisionError", "float division by zero", "Value.__truediv__", set()),
+        ("ValueError", "boom", "", set()),
+    ],
+)
+def test_an_error_is_read_from_where_it_was_raised(type_name, message, function, kinds):
+    assert named(diagnosis.explain_error(type_name, message, function)) == kinds
+
+
+def test_an_operation_that_refuses_a_plain_number():
+    plain = diagnosis.plain_operands(lambda a: a * 2.0, [np.ones(3)])
+    assert named(diagnosis.explain_error("ValueError", "wrap it", "Tensor.__mul__", plain)) == {"numbers"}
+    # the same error where the computation gave `*` no number says nothing about numbers
+    plain = diagnosis.plain_operands(lambda a: a * a, [np.ones(3)])
+    assert diagnosis.explain_error("ValueError", "wrap it", "Tensor.__mul__", plain) == ""
+
+
+# -- what it costs, and how it reads -------------------------------------------------------------
+def test_no_hint_names_more_than_two_bugs():
+    every = [
+        faults.Fault(op, v, kind, i) for op, specific in faults.SPECIFIC_RULE_FAULTS.items() for v, i, kind in specific
+    ]
+    for n in (1, 2, 3, 5, len(every)):
+        assert len(named(diagnosis.word(every[:n]))) <= 2
+
+
+def test_numbers_print_as_a_person_writes_them():
+    assert show(np.array(4.0)) == "4"
+    assert show(np.array([[1.5, 0.0], [-2.0, 1e-7]])) == "[[1.5, 0], [-2, 1e-07]]"
+    assert show([2.0, 0.0, -2.0]) == "[2, 0, -2]"
+
+
+def test_the_terminal_shows_the_diagnosis_of_a_real_bug(tmp_path):
+    """`grader run` on a submission whose `*` uses its own value: the table names that bug, in plain numbers."""
+    mutant = next(m for m in catalogue("ch06") if m.name == "value_mul_uses_own_factor")
+    path = tmp_path / "alice.py"
+    path.write_text(apply(reference_source("ch06"), mutant), encoding="utf-8")
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "grader",
+            "run",
+            "--lab",
+            "ch06",
+            "--submission",
+            str(path),
+            "--json",
+            str(tmp_path / "r.json"),
+        ],
+        cwd=labs.KIT_ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 1, proc.stderr
+    printed = " ".join(proc.stdout.split())
+    assert "expected [-24, 16, 8], got [16, 16, 8]" in printed, proc.stdout
+    assert "its own value instead of the other operand's" in printed, proc.stdout
