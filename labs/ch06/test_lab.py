@@ -23,7 +23,10 @@ from grader.testing import (
     check_scalar_gradients,
     check_tensor_gradients,
     expect_close,
+    expect_scalar_gradients,
     expect_shape,
+    expect_tensor_gradients,
+    explained_errors,
     fail,
     graded,
     raises,
@@ -34,7 +37,7 @@ from labs.ch06.xor_mlp import train_xor
 lab = under_test("ch06")
 
 CHAIN = 20_000  # additions in the deep-graph test: far beyond the recursion limit
-ACCUMULATE = "add each contribution with +=: a value used twice receives the sum of both uses"
+ACCUMULATE = "add each contribution with `+=`: a value used twice receives the sum of both uses"
 UNBROADCAST = "sum the gradient of a broadcast operand over the axes it was stretched along (unbroadcast)"
 REUSE = ACCUMULATE + "; if a test of one of these operations alone fails too, fix that rule first"
 
@@ -67,54 +70,15 @@ def test_value_hand_derived_gradients():
     f = (a * b + c) ** 2
     f.backward()
     expect_close(as_float(f.data, "f.data"), 16.0, "f = (a*b + c)**2 at a=2, b=-3, c=10")
-    expect_close(value_grads(a, b, c), [-24.0, 16.0, 8.0], "(df/da, df/db, df/dc) for f = (a*b + c)**2")
-
-
-@graded(task="value", points=2, hint=ACCUMULATE)
-def test_value_used_twice_gets_both_contributions():
-    x = lab.Value(3.0)
-    y = x * x + x
-    y.backward()
-    got = as_float(x.grad, "x.grad")
-    if got != 7.0:
-        why = {3.0: "only the multiply's last contribution arrived", 1.0: "only the addition's contribution arrived"}
-        fail(f"y = x*x + x at x = 3: expected dy/dx exactly 7.0, got {got:g}", why.get(got, ACCUMULATE))
-    # The same leaf in every operand position: a rule that assigns instead of adding loses a contribution.
-    for name, f in REUSE_CASES.items():
-        check_scalar_gradients(lab.Value, f, [1.5], f"Value {name}", hint=REUSE)
-
-
-REUSE_CASES = {
-    "x + x*x": lambda x: x + x * x,
-    "(x + 1) * x": lambda x: (x + 1.0) * x,
-    "x * (x - 1)": lambda x: x * (x - 1.0),
-    "(x / 2) * x / x": lambda x: (x / 2.0) * x / x,
-    "x.tanh() * x.exp() + x.log()": lambda x: x.tanh() * x.exp() + x.log(),
-    "x.relu() * x ** 2": lambda x: x.relu() * x**2,
-}
-
-
-@graded(
-    task="value",
-    points=2,
-    hint="run backward steps in reverse topological order, each node exactly once; every rule adds (+=) into .grad",
-)
-def test_value_diamond_needs_topological_order():
-    # u = 3a feeds both the multiply and the addition of f = u*u + u: du = 2u + 1 = 13, da = 39.
-    # Both operand orders: a breadth-first walk from f happens to work for one of them only.
-    for name, build in (("u*u + u", lambda u: u * u + u), ("u + u*u", lambda u: u + u * u)):
-        a = lab.Value(2.0)
-        u = a * 3.0
-        f = build(u)
-        f.backward()
-        got = as_float(a.grad, "a.grad")
-        if got != 39.0:
-            why = {
-                42.0: "u's backward step ran twice: a node must run once, after all its consumers",
-                3.0: "u's backward step ran before the multiply had contributed to u.grad "
-                "(a breadth-first walk from the output is not a topological order)",
-            }
-            fail(f"f = {name} with u = 3a at a = 2: expected df/da = 39, got {got:g}", why.get(got, ""))
+    expect_scalar_gradients(
+        value_grads(a, b, c),
+        [-24.0, 16.0, 8.0],
+        "(df/da, df/db, df/dc) for f = (a*b + c)**2",
+        lambda a, b, c: (a * b + c) ** 2,
+        [2.0, -3.0, 10.0],
+        output=f,
+        hint="multiply each local derivative by the gradient arriving from above",
+    )
 
 
 UNARY_CASES = {
@@ -138,17 +102,21 @@ def test_value_unary_functions(case):
     check_scalar_gradients(lab.Value, f, [at], f"Value {case}")
 
 
-BINARY_CASES = {  # id: (the expression, as the failure message shows it; the computation)
-    "add": ("a + b", lambda a, b: a + b),
-    "sub": ("a - b", lambda a, b: a - b),
-    "mul": ("a * b", lambda a, b: a * b),
-    "div": ("a / b", lambda a, b: a / b),
-    "number_plus": ("2.0 + a*b", lambda a, b: 2.0 + a * b),
-    "number_minus": ("2.0 - a*b", lambda a, b: 2.0 - a * b),
-    "number_times": ("3.0 * a + b", lambda a, b: 3.0 * a + b),
-    "number_over": ("2.0 / (a*b)", lambda a, b: 2.0 / (a * b)),
-    "minus_number": ("a*b - 2.0", lambda a, b: a * b - 2.0),
-    "over_number": ("a*b / 4.0", lambda a, b: a * b / 4.0),
+REFLECTED = (
+    "a reflected operator (__radd__, __rsub__, __rmul__, __rtruediv__) gets the number as `other`: "
+    "2 - x is other - self"
+)
+BINARY_CASES = {  # id: (the expression, as the failure message shows it; the computation; what to look at)
+    "add": ("a + b", lambda a, b: a + b, "d(a + b)/da = d(a + b)/db = 1"),
+    "sub": ("a - b", lambda a, b: a - b, "d(a - b)/da = 1 and d(a - b)/db = -1"),
+    "mul": ("a * b", lambda a, b: a * b, "d(a*b)/da = b and d(a*b)/db = a"),
+    "div": ("a / b", lambda a, b: a / b, "d(a/b)/da = 1/b and d(a/b)/db = -a/b**2"),
+    "number_plus": ("2.0 + a*b", lambda a, b: 2.0 + a * b, REFLECTED),
+    "number_minus": ("2.0 - a*b", lambda a, b: 2.0 - a * b, REFLECTED),
+    "number_times": ("3.0 * a + b", lambda a, b: 3.0 * a + b, REFLECTED),
+    "number_over": ("2.0 / (a*b)", lambda a, b: 2.0 / (a * b), REFLECTED),
+    "minus_number": ("a*b - 2.0", lambda a, b: a * b - 2.0, "a number on the right is wrapped as a constant Value"),
+    "over_number": ("a*b / 4.0", lambda a, b: a * b / 4.0, "a number on the right is wrapped as a constant Value"),
 }
 
 
@@ -156,12 +124,74 @@ BINARY_CASES = {  # id: (the expression, as the failure message shows it; the co
 @graded(
     task="value",
     points=0.5,
-    hint="a reflected operator (__radd__, __rsub__, __rmul__, __rtruediv__) gets the number as `other`: "
-    "2 - x is other - self",
+    hint="the case names the operation under test; a number on the left reaches its reflected operator as `other`",
 )
 def test_value_arithmetic_and_reflected_operators(case):
-    text, f = BINARY_CASES[case]
-    check_scalar_gradients(lab.Value, f, [1.5, -0.7], f"Value {case}: f(a, b) = {text} at a = 1.5, b = -0.7")
+    text, f, hint = BINARY_CASES[case]
+    check_scalar_gradients(lab.Value, f, [1.5, -0.7], f"Value {case}: f(a, b) = {text} at a = 1.5, b = -0.7", hint=hint)
+
+
+@graded(task="value", points=2, hint=ACCUMULATE)
+def test_value_used_twice_gets_both_contributions():
+    x = lab.Value(3.0)
+    y = x * x + x
+    y.backward()
+    got = as_float(x.grad, "x.grad")
+    expect_scalar_gradients(
+        got,
+        7.0,
+        "y = x*x + x at x = 3: dy/dx",
+        lambda x: x * x + x,
+        [3.0],
+        output=y,
+        hint=ACCUMULATE,
+        atol=0,
+        rtol=0,
+    )
+    # The same leaf in every operand position: a rule that assigns instead of adding loses a contribution.
+    for name, f in REUSE_CASES.items():
+        check_scalar_gradients(lab.Value, f, [1.5], f"Value {name}", hint=REUSE)
+
+
+REUSE_CASES = {
+    "x + x*x": lambda x: x + x * x,
+    "(x + 1) * x": lambda x: (x + 1.0) * x,
+    "x * (x - 1)": lambda x: x * (x - 1.0),
+    "(x / 2) * x / x": lambda x: (x / 2.0) * x / x,
+    "x.tanh() * x.exp() + x.log()": lambda x: x.tanh() * x.exp() + x.log(),
+    "x.relu() * x ** 2": lambda x: x.relu() * x**2,
+}
+
+
+@graded(
+    task="value",
+    points=2,
+    hint="run backward steps in reverse topological order, each node once; every rule adds (+=) into .grad",
+)
+def test_value_diamond_needs_topological_order():
+    # u = 3a feeds both the multiply and the addition of f = u*u + u: du = 2u + 1 = 13, da = 39.
+    # Both operand orders: a breadth-first walk from f happens to work for one of them only.
+    seen = []  # the first order's result, evidence for the diagnosis of the second
+    for name, build in (("u*u + u", lambda u: u * u + u), ("u + u*u", lambda u: u + u * u)):
+        a = lab.Value(2.0)
+        u = a * 3.0
+        f = build(u)
+        f.backward()
+        got = as_float(a.grad, "a.grad")
+        computation = lambda a, build=build: build(a * 3.0)  # noqa: E731
+        expect_scalar_gradients(
+            got,
+            39.0,
+            f"f = {name} with u = 3a at a = 2: df/da",
+            computation,
+            [2.0],
+            output=f,
+            hint="u's step must run once, after the multiply and the addition have both added into u.grad",
+            also=seen,
+            atol=0,
+            rtol=0,
+        )
+        seen.append((computation, [2.0], [got]))
 
 
 @graded(task="value", points=1, hint="accept only int or float exponents; anything else raises TypeError")
@@ -170,7 +200,11 @@ def test_value_pow_rejects_a_variable_exponent():
         lab.Value(2.0) ** lab.Value(3.0)
 
 
-@graded(task="value", points=1, hint="relu passes the gradient only where the input is > 0 (strictly)")
+@graded(
+    task="value",
+    points=1,
+    hint="the local derivative of relu is 0 where the input is <= 0, at 0 too: pass the gradient only where it is > 0",
+)
 def test_value_relu_gradient_is_zero_at_zero():
     x = lab.Value(0.0)
     y = x.relu()
@@ -182,23 +216,25 @@ def test_value_relu_gradient_is_zero_at_zero():
 @graded(
     task="value",
     points=2,
-    hint="leaves accumulate across backward() calls (every rule adds with +=); intermediates are reset each call",
+    hint="leaves accumulate across backward() calls (every rule adds with +=); intermediates start from zero each call",
 )
 def test_value_second_backward_accumulates_leaves_only():
     x = lab.Value(3.0)
     y = x * x + x
     y.backward()
     y.backward()
-    got = as_float(x.grad, "x.grad")
-    if got != 14.0:
-        why = {
-            7.0: "the leaf's gradient was reset or overwritten: only intermediate nodes are zeroed",
-            21.0: "intermediate gradients were not reset, so the second call counted the first again",
-        }
-        fail(
-            f"two calls of y.backward() for y = x*x + x at 3: expected x.grad = 2 * 7 = 14, got {got:g}",
-            why.get(got, ""),
-        )
+    expect_scalar_gradients(
+        as_float(x.grad, "x.grad"),
+        14.0,
+        "two calls of y.backward() for y = x*x + x at 3: x.grad (2 * 7)",
+        lambda x: x * x + x,
+        [3.0],
+        output=y,
+        calls=2,
+        hint="leaves accumulate across backward() calls; intermediates are set to zero at the start of each call",
+        atol=0,
+        rtol=0,
+    )
 
 
 # ---------------------------------------------------------------------------
@@ -218,6 +254,25 @@ def test_tensor_construction():
             fail(f"Tensor({raw!r}): expected shape {shape} and ndim {len(shape)}, got {t.shape} and {t.ndim}")
 
 
+@graded(task="tensor", points=1, hint="seed the output's gradient with the grad argument instead of ones")
+def test_backward_with_explicit_seed():
+    # The simplest graph first, before the gradient checks: one multiply by a number, a seed.
+    with explained_errors(lambda x: x * 2.0, [[1.0, 2.0, 3.0]]):
+        x = lab.Tensor([1.0, 2.0, 3.0])
+        y = x * 2.0
+        y.backward(np.array([1.0, 0.0, -1.0]))
+        expect_tensor_gradients(
+            as_array(x.grad, "x.grad"),
+            [2.0, 0.0, -2.0],
+            "x.grad after (x * 2).backward([1, 0, -1])",
+            lambda x: x * 2.0,
+            [[1.0, 2.0, 3.0]],
+            output=y,
+            seed=[1.0, 0.0, -1.0],
+            hint="seed the output's gradient with the grad argument instead of ones",
+        )
+
+
 def weighted(out, seed=7):
     """out * fixed weights, summed: a scalar whose gradient differs entry by entry, so wrong axes show."""
     weights = np.random.default_rng(seed).normal(size=as_shape(out.shape, "the result's .shape"))
@@ -233,21 +288,18 @@ def normal(*shape, seed=0):
 
 
 # The chapter's eighteen gradient checks, each on shapes that expose a wrong axis or a missing transpose.
+# Each operation is checked alone before a case combines it with others (** before /, which is
+# built from it; the unary functions before the numbers-on-the-left case), so that the first
+# failure names the operation whose rule is wrong.
 GRADCHECK_CASES = {
     "add_bias_broadcast": (lambda a, b: weighted(a + b), [normal(3, 4), normal(4, seed=1)], UNBROADCAST),
     "sub_column_row": (lambda a, b: weighted(a - b), [normal(3, 1), normal(1, 4, seed=1)], UNBROADCAST),
     "mul_column_row": (lambda a, b: weighted(a * b), [normal(3, 1), normal(1, 4, seed=1)], UNBROADCAST),
+    "pow": (lambda a: weighted(a**3 + a**-0.5), [positive(2, 3)], "d(x**k)/dx = k * x**(k-1)"),
     "div_broadcast": (
         lambda a, b: weighted(a / b),
         [normal(2, 3), positive(3, seed=1)],
         "d(a/b)/db = -a / b**2; " + UNBROADCAST,
-    ),
-    "pow": (lambda a: weighted(a**3 + a**-0.5), [positive(2, 3)], "d(x**k)/dx = k * x**(k-1)"),
-    "neg_and_numbers": (
-        lambda a: weighted(2.0 - 3.0 * (-a) / 4.0 + 1.0 / (1.0 + a * a)),
-        [normal(2, 3)],
-        "2.0 - t, 3.0 * t and 1.0 / t use __rsub__, __rmul__ and __rtruediv__, which get the "
-        "number as `other`: 2.0 - t is other - self",
     ),
     "exp": (lambda a: weighted(a.exp()), [normal(2, 3)], "d exp(x)/dx = exp(x)"),
     "log": (lambda a: weighted(a.log()), [positive(2, 3)], "d log(x)/dx = 1/x"),
@@ -256,6 +308,12 @@ GRADCHECK_CASES = {
         lambda a: weighted(a.relu()),
         [np.array([[-1.5, -0.3], [0.4, 2.0]])],
         "relu passes the gradient where x > 0 and blocks it elsewhere",
+    ),
+    "neg_and_numbers": (
+        lambda a: weighted(2.0 - 3.0 * (-a) / 4.0 + 1.0 / (1.0 + a * a)),
+        [normal(2, 3)],
+        "2.0 - t, 3.0 * t and 1.0 / t use __rsub__, __rmul__ and __rtruediv__, which get the "
+        "number as `other`: 2.0 - t is other - self",
     ),
     "matmul": (
         lambda a, b: weighted(a @ b),
@@ -381,18 +439,10 @@ def test_backward_without_seed_needs_a_single_element():
         y.backward()
 
 
-@graded(task="tensor", points=1, hint="seed the output's gradient with the grad argument instead of ones")
-def test_backward_with_explicit_seed():
-    x = lab.Tensor([1.0, 2.0, 3.0])
-    y = x * 2.0
-    y.backward(np.array([1.0, 0.0, -1.0]))
-    expect_close(as_array(x.grad, "x.grad"), [2.0, 0.0, -2.0], "x.grad after (x * 2).backward([1, 0, -1])")
-
-
 @graded(
     task="tensor",
     points=2,
-    hint="leaves accumulate across backward() calls (every rule adds with +=); intermediates are reset each call",
+    hint="leaves accumulate across backward() calls (every rule adds with +=); intermediates start from zero each call",
 )
 def test_backward_accumulates_on_leaves_only():
     data = normal(2, 3)
@@ -400,16 +450,16 @@ def test_backward_accumulates_on_leaves_only():
     y = (x * x).sum()
     y.backward()
     y.backward()
-    got = as_array(x.grad, "x.grad")
-    expected = 2 * (2 * data)
-    if got.shape == data.shape and not np.allclose(got, expected):
-        for factor, why in (
-            (1, "the leaf's gradient was reset or overwritten by the second call"),
-            (4, "intermediate gradients were not reset, so the second call counted the first again"),
-        ):
-            if np.allclose(got, factor * 2 * data):
-                fail(f"y = (x * x).sum(), y.backward() twice: expected x.grad = 2 * 2x, got {factor} * 2x", why)
-    expect_close(got, expected, "x.grad after two calls of y.backward() for y = (x * x).sum()")
+    expect_tensor_gradients(
+        as_array(x.grad, "x.grad"),
+        2 * (2 * data),
+        "x.grad after two calls of y.backward() for y = (x * x).sum() (2 * 2x)",
+        lambda x: (x * x).sum(),
+        [data],
+        output=y,
+        calls=2,
+        hint="leaves accumulate across backward() calls; intermediates are set to zero at the start of each call",
+    )
 
 
 @graded(
@@ -421,15 +471,19 @@ def test_backward_diamond_needs_topological_order():
     # u = 3a feeds both the multiply and the addition; a breadth-first walk from the output
     # happens to work for one operand order only, so both are checked.
     data = normal(2, 2)
+    seen = []  # the first order's result, evidence for the diagnosis of the second
     for name, build in (("u*u + u", lambda u: u * u + u), ("u + u*u", lambda u: u + u * u)):
-        check_tensor_gradients(
+        computation = lambda a, build=build: build(a * 3.0).sum()  # noqa: E731
+        grads = check_tensor_gradients(
             lab.Tensor,
-            lambda a, build=build: build(a * 3.0).sum(),
+            computation,
             [data],
             f"diamond f = ({name}).sum() with u = 3a",
             hint="u must run once, after both the multiply and the addition have added (+=) into u.grad: "
             "reverse topological order (a breadth-first walk from the output is not one)",
+            also=seen,
         )
+        seen.append((computation, [data], grads))
 
 
 @graded(
@@ -449,7 +503,11 @@ def test_deep_graph_does_not_recurse():
         nodes.release()
 
 
-@graded(task="tensor", points=1, hint="relu passes the gradient only where the input is > 0 (strictly)")
+@graded(
+    task="tensor",
+    points=1,
+    hint="the local derivative of relu is 0 where the input is <= 0, at 0 too: pass the gradient only where it is > 0",
+)
 def test_tensor_relu_gradient_is_zero_at_zero():
     x = lab.Tensor([-1.0, 0.0, 2.0])
     y = x.relu()
@@ -467,22 +525,24 @@ def test_tensor_relu_gradient_is_zero_at_zero():
 @graded(
     task="tensor",
     points=1,
-    hint="reshape(*shape) also accepts one tuple; transpose swaps two axes only (by default the last two); "
-    "sum and mean honour keepdims",
+    hint="each case names the operation and the shape it must give",
 )
 def test_shape_operations_forward():
     t = lab.Tensor(normal(2, 3, 4))
-    for text, expr, shape in (
-        ("reshape(4, 6)", lambda: t.reshape(4, 6), (4, 6)),
-        ("reshape((6, 4))", lambda: t.reshape((6, 4)), (6, 4)),
-        ("transpose()", lambda: t.transpose(), (2, 4, 3)),
-        ("transpose(0, 1)", lambda: t.transpose(0, 1), (3, 2, 4)),
-        ("sum(axis=-1, keepdims=True)", lambda: t.sum(axis=-1, keepdims=True), (2, 3, 1)),
-        ("mean(axis=(0, 2))", lambda: t.mean(axis=(0, 2)), (3,)),
-        ("mean(axis=1, keepdims=True)", lambda: t.mean(axis=1, keepdims=True), (2, 1, 4)),
+    reshape = "reshape(*shape) also accepts one tuple, reshape((6, 4))"
+    transpose = "transpose(axis1=-2, axis2=-1) swaps two axes only, by default the last two"
+    keepdims = "with keepdims=True the summed axes stay, with size 1"
+    for text, expr, shape, hint in (
+        ("reshape(4, 6)", lambda: t.reshape(4, 6), (4, 6), reshape),
+        ("reshape((6, 4))", lambda: t.reshape((6, 4)), (6, 4), reshape),
+        ("transpose()", lambda: t.transpose(), (2, 4, 3), transpose),
+        ("transpose(0, 1)", lambda: t.transpose(0, 1), (3, 2, 4), transpose),
+        ("sum(axis=-1, keepdims=True)", lambda: t.sum(axis=-1, keepdims=True), (2, 3, 1), keepdims),
+        ("mean(axis=(0, 2))", lambda: t.mean(axis=(0, 2)), (3,), "mean(axis=(0, 2)) averages over both axes"),
+        ("mean(axis=1, keepdims=True)", lambda: t.mean(axis=1, keepdims=True), (2, 1, 4), keepdims),
     ):
         what = f"t.{text} on a (2, 3, 4) tensor"
-        expect_shape(as_array(expr().data, f"{what}: the result's .data").shape, shape, what)
+        expect_shape(as_array(expr().data, f"{what}: the result's .data").shape, shape, what, hint)
 
 
 # ---------------------------------------------------------------------------
@@ -523,7 +583,7 @@ def test_gradcheck_rejects_a_multi_element_output():
         lab.gradcheck(lambda a: a * 2.0, [normal(2, 2)])
 
 
-@graded(task="gradcheck", points=1, hint="gradcheck works on private copies of its inputs")
+@graded(task="gradcheck", points=1, hint="gradcheck must not change the caller's arrays: it works on private copies")
 def test_gradcheck_leaves_inputs_untouched():
     x = normal(2, 3)
     kept = x.copy()
