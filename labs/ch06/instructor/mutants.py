@@ -8,6 +8,7 @@ MUTANTS = [
     # -----------------------------------------------------------------------
     Mutant(
         name="value_data_not_float",
+        kind="type",
         bug="Value.__init__ stores data as given, so Value(3).data is the int 3",
         within="Value.__init__",
         old="self.data = float(data)",
@@ -18,6 +19,7 @@ MUTANTS = [
     ),
     Mutant(
         name="value_grad_starts_as_int",
+        kind="type",
         bug="Value.__init__ starts grad at the int 0 instead of the float 0.0",
         within="Value.__init__",
         old="self.grad = 0.0",
@@ -33,6 +35,7 @@ MUTANTS = [
     # -----------------------------------------------------------------------
     Mutant(
         name="value_add_assigns_gradient",
+        kind="overwrite",
         bug="Value.__add__ assigns the gradient (=) instead of accumulating it (+=)",
         within="Value.__add__",
         old="self.grad += out.grad",
@@ -43,6 +46,7 @@ MUTANTS = [
     ),
     Mutant(
         name="value_mul_assigns_gradient",
+        kind="overwrite",
         bug="Value.__mul__ assigns the right operand's gradient instead of accumulating it",
         within="Value.__mul__",
         old="other.grad += self.data * out.grad",
@@ -55,6 +59,7 @@ MUTANTS = [
     ),
     Mutant(
         name="value_mul_uses_own_factor",
+        kind="other_operand",
         bug="Value.__mul__ multiplies each operand's gradient by its own value instead of the other factor",
         within="Value.__mul__",
         old="self.grad += other.data * out.grad",
@@ -79,6 +84,7 @@ MUTANTS = [
     ),
     Mutant(
         name="value_pow_exponent_not_decremented",
+        kind="derivative",
         bug="Value.__pow__ backward uses k * x**k instead of k * x**(k - 1)",
         within="Value.__pow__",
         old="self.grad += k * self.data ** (k - 1) * out.grad",
@@ -95,6 +101,7 @@ MUTANTS = [
     ),
     Mutant(
         name="value_exp_forgets_upstream",
+        kind="chain_rule",
         bug="Value.exp backward adds exp(x) without multiplying by out.grad (chain rule forgotten)",
         within="Value.exp",
         old="self.grad += out.data * out.grad",
@@ -106,6 +113,7 @@ MUTANTS = [
     ),
     Mutant(
         name="value_exp_assigns_gradient",
+        kind="overwrite",
         bug="Value.exp assigns its gradient instead of accumulating it",
         within="Value.exp",
         old="self.grad += out.data * out.grad",
@@ -116,6 +124,7 @@ MUTANTS = [
     ),
     Mutant(
         name="value_log_divides_by_output",
+        kind="derivative",
         bug="Value.log backward divides by log(x) (the output) instead of x",
         within="Value.log",
         old="self.grad += out.grad / self.data",
@@ -128,6 +137,7 @@ MUTANTS = [
     ),
     Mutant(
         name="value_tanh_derivative_is_t",
+        kind="derivative",
         bug="Value.tanh backward uses t instead of 1 - t*t",
         within="Value.tanh",
         old="self.grad += (1.0 - t * t) * out.grad",
@@ -141,6 +151,7 @@ MUTANTS = [
     ),
     Mutant(
         name="value_relu_passes_at_zero",
+        kind="derivative",
         bug="Value.relu passes the gradient where x >= 0, so relu'(0) is 1",
         within="Value.relu",
         old="if self.data > 0:",
@@ -151,6 +162,7 @@ MUTANTS = [
     ),
     Mutant(
         name="value_relu_multiplies_by_output",
+        kind="derivative",
         bug="Value.relu backward multiplies by the output (as for exp) instead of passing the gradient",
         within="Value.relu",
         old="self.grad += out.grad",
@@ -162,6 +174,7 @@ MUTANTS = [
     ),
     Mutant(
         name="value_neg_detached",
+        kind="detached",
         bug="Value.__neg__ returns a fresh Value(-x), outside the graph",
         within="Value.__neg__",
         old="return self * -1.0",
@@ -174,6 +187,7 @@ MUTANTS = [
     ),
     Mutant(
         name="value_div_wrong_sign",
+        kind="sign",
         bug="Value.__truediv__ with its own backward rule: d(a/b)/db = +a/b**2 (sign lost)",
         within="Value.__truediv__",
         old="return self * other**-1",
@@ -193,6 +207,7 @@ MUTANTS = [
     ),
     Mutant(
         name="value_rsub_swapped",
+        kind="reflected",
         bug="Value.__rsub__ computes self - other, so 2 - x is x - 2",
         within="Value.__rsub__",
         old="return Value(other) - self",
@@ -203,6 +218,7 @@ MUTANTS = [
     ),
     Mutant(
         name="value_rtruediv_swapped",
+        kind="reflected",
         bug="Value.__rtruediv__ computes self / other, so 2 / x is x / 2",
         within="Value.__rtruediv__",
         old="return Value(other) / self",
@@ -213,6 +229,7 @@ MUTANTS = [
     ),
     Mutant(
         name="value_pow_accepts_value_exponent",
+        kind="raises",
         bug="Value.__pow__ unwraps a Value exponent instead of rejecting it (its gradient would be lost)",
         within="Value.__pow__",
         old="""if isinstance(k, bool) or not isinstance(k, (int, float)):
@@ -228,6 +245,7 @@ MUTANTS = [
     # -----------------------------------------------------------------------
     Mutant(
         name="value_backward_runs_in_discovery_order",
+        kind="order",
         bug="Value.backward appends a node before its parents (pre-order), so a node can run before all its "
         "consumers have contributed",
         within="Value.backward",
@@ -256,6 +274,7 @@ MUTANTS = [
     ),
     Mutant(
         name="value_backward_no_visited_set",
+        kind="visited",
         bug="Value.backward's depth-first search has no visited set, so a shared node runs once per path",
         within="Value.backward",
         old="""            if id(v) not in seen:
@@ -272,6 +291,7 @@ MUTANTS = [
     ),
     Mutant(
         name="value_backward_not_reversed",
+        kind="order",
         bug="Value.backward runs the rules in topological order (inputs first) instead of reversed",
         within="Value.backward",
         old="for v in reversed(order):",
@@ -295,6 +315,7 @@ MUTANTS = [
     ),
     Mutant(
         name="value_backward_no_reset",
+        kind="reset",
         bug="Value.backward never resets intermediate gradients, so a second call counts the first again",
         within="Value.backward",
         old="""        for v in order:
@@ -308,6 +329,7 @@ MUTANTS = [
     ),
     Mutant(
         name="value_backward_resets_leaves",
+        kind="reset",
         bug="Value.backward zeroes every node's gradient, leaves included, so leaves do not accumulate",
         within="Value.backward",
         old="""            if v._parents:  # intermediate results are recomputed from scratch on each call
@@ -319,6 +341,7 @@ MUTANTS = [
     ),
     Mutant(
         name="value_backward_no_seed",
+        kind="seed",
         bug="Value.backward forgets to seed the output's gradient with 1",
         within="Value.backward",
         old="self.grad += 1.0",
@@ -355,6 +378,7 @@ MUTANTS = [
     # -----------------------------------------------------------------------
     Mutant(
         name="tensor_data_keeps_input_dtype",
+        kind="type",
         bug="Tensor.__init__ keeps the input's dtype, so Tensor([[1, 2]]) holds ints",
         within="Tensor.__init__",
         old="else np.array(data, dtype=np.float64)",
@@ -365,6 +389,7 @@ MUTANTS = [
     ),
     Mutant(
         name="tensor_grad_zeros_like_raw_data",
+        kind="type",
         bug="Tensor.__init__ makes grad with np.zeros_like(data) on the raw input, so an int input gets an int grad",
         within="Tensor.__init__",
         old="self.grad = np.zeros(self.data.shape)",
@@ -375,6 +400,7 @@ MUTANTS = [
     ),
     Mutant(
         name="tensor_grad_starts_as_scalar",
+        kind="type",
         bug="Tensor.__init__ starts grad at the float 0.0 instead of zeros of the data's shape",
         within="Tensor.__init__",
         old="self.grad = np.zeros(self.data.shape)",
@@ -389,6 +415,7 @@ MUTANTS = [
     # -----------------------------------------------------------------------
     Mutant(
         name="tensor_add_assigns_gradient",
+        kind="overwrite",
         bug="Tensor.__add__ assigns the left operand's gradient instead of accumulating it",
         within="Tensor.__add__",
         old="self.grad += _unbroadcast(out.grad, self.shape)",
@@ -400,6 +427,7 @@ MUTANTS = [
     ),
     Mutant(
         name="tensor_mul_assigns_gradient",
+        kind="overwrite",
         bug="Tensor.__mul__ assigns the right operand's gradient instead of accumulating it",
         within="Tensor.__mul__",
         old="other.grad += _unbroadcast(out.grad * self.data, other.shape)",
@@ -413,6 +441,7 @@ MUTANTS = [
     ),
     Mutant(
         name="tensor_pow_assigns_gradient",
+        kind="overwrite",
         bug="Tensor.__pow__ assigns its gradient instead of accumulating it",
         within="Tensor.__pow__",
         old="self.grad += k * self.data ** (k - 1) * out.grad",
@@ -425,6 +454,7 @@ MUTANTS = [
     ),
     Mutant(
         name="tensor_add_no_unbroadcast_other",
+        kind="unbroadcast",
         bug="Tensor.__add__ adds out.grad to the right operand without unbroadcasting it",
         within="Tensor.__add__",
         old="other.grad += _unbroadcast(out.grad, other.shape)",
@@ -438,6 +468,7 @@ MUTANTS = [
     ),
     Mutant(
         name="tensor_add_unbroadcasts_to_wrong_shape",
+        kind="unbroadcast",
         bug="Tensor.__add__ unbroadcasts the right operand's gradient to the left operand's shape (copy-paste)",
         within="Tensor.__add__",
         old="other.grad += _unbroadcast(out.grad, other.shape)",
@@ -452,6 +483,7 @@ MUTANTS = [
     ),
     Mutant(
         name="tensor_sub_forgets_minus",
+        kind="sign",
         bug="Tensor.__sub__ adds the gradient into the right operand instead of subtracting it (d(a - b)/db = -1)",
         within="Tensor.__sub__",
         old="other.grad -= _unbroadcast(out.grad, other.shape)",
@@ -463,6 +495,7 @@ MUTANTS = [
     ),
     Mutant(
         name="tensor_sub_negates_left_operand",
+        kind="sign",
         bug="Tensor.__sub__ subtracts the gradient from the left operand too (d(a - b)/da is +1)",
         within="Tensor.__sub__",
         old="self.grad += _unbroadcast(out.grad, self.shape)",
@@ -477,6 +510,7 @@ MUTANTS = [
     ),
     Mutant(
         name="tensor_sub_no_unbroadcast_other",
+        kind="unbroadcast",
         bug="Tensor.__sub__ subtracts out.grad from the right operand's gradient without unbroadcasting it",
         within="Tensor.__sub__",
         old="other.grad -= _unbroadcast(out.grad, other.shape)",
@@ -487,6 +521,7 @@ MUTANTS = [
     ),
     Mutant(
         name="tensor_mul_guard_checks_other_operand",
+        kind="guard",
         bug="Tensor.__mul__ asks whether the other operand needs a gradient before computing self's (copy-paste), "
         "so x * 2.0 passes x nothing",
         within="Tensor.__mul__",
@@ -528,6 +563,7 @@ MUTANTS = [
     ),
     Mutant(
         name="tensor_mul_no_unbroadcast_self",
+        kind="unbroadcast",
         bug="Tensor.__mul__ adds the left operand's gradient without unbroadcasting it",
         within="Tensor.__mul__",
         old="self.grad += _unbroadcast(out.grad * other.data, self.shape)",
@@ -539,6 +575,7 @@ MUTANTS = [
     ),
     Mutant(
         name="tensor_pow_forgets_factor_k",
+        kind="factor",
         bug="Tensor.__pow__ backward uses x**(k - 1) without the factor k",
         within="Tensor.__pow__",
         old="self.grad += k * self.data ** (k - 1) * out.grad",
@@ -560,6 +597,7 @@ MUTANTS = [
     ),
     Mutant(
         name="tensor_div_forgets_square",
+        kind="derivative",
         bug="Tensor.__truediv__ with its own backward rule: d(a/b)/db = -a/b instead of -a/b**2",
         within="Tensor.__truediv__",
         old="return self * Tensor._lift(other) ** -1",
@@ -582,6 +620,11 @@ MUTANTS = [
     ),
     Mutant(
         name="tensor_neg_detached",
+        kind="detached",
+        # Its first failure, neg_and_numbers, is composite: `-a` detached, `2.0 - ...` detached or
+        # guarded by the wrong operand, `*` assigning with `=` all give these numbers. The hint says
+        # it cannot tell.
+        named=False,
         bug="Tensor.__neg__ returns a fresh Tensor(-x), outside the graph",
         within="Tensor.__neg__",
         old="return self * -1.0",
@@ -593,6 +636,7 @@ MUTANTS = [
     ),
     Mutant(
         name="tensor_rtruediv_swapped",
+        kind="reflected",
         bug="Tensor.__rtruediv__ computes self / other, so 1 / t is t / 1",
         within="Tensor.__rtruediv__",
         old="return Tensor._lift(other) / self",
@@ -603,6 +647,7 @@ MUTANTS = [
     ),
     Mutant(
         name="tensor_rsub_swapped",
+        kind="reflected",
         bug="Tensor.__rsub__ computes self - other, so 2.0 - t is t - 2.0",
         within="Tensor.__rsub__",
         old="return Tensor._lift(other) - self",
@@ -613,6 +658,7 @@ MUTANTS = [
     ),
     Mutant(
         name="tensor_exp_uses_input",
+        kind="derivative",
         bug="Tensor.exp backward multiplies by x instead of exp(x)",
         within="Tensor.exp",
         old="self.grad += out.grad * out.data",
@@ -625,6 +671,7 @@ MUTANTS = [
     ),
     Mutant(
         name="tensor_log_multiplies_by_input",
+        kind="derivative",
         bug="Tensor.log backward multiplies by x instead of dividing",
         within="Tensor.log",
         old="self.grad += out.grad / self.data",
@@ -637,6 +684,7 @@ MUTANTS = [
     ),
     Mutant(
         name="tensor_tanh_uses_input",
+        kind="derivative",
         bug="Tensor.tanh backward uses 1 - x**2 (the input) instead of 1 - tanh(x)**2",
         within="Tensor.tanh",
         old="self.grad += out.grad * (1.0 - t * t)",
@@ -652,6 +700,7 @@ MUTANTS = [
     ),
     Mutant(
         name="tensor_relu_passes_at_zero",
+        kind="derivative",
         bug="Tensor.relu passes the gradient where x >= 0, so relu'(0) is 1",
         within="Tensor.relu",
         old="positive = self.data > 0",
@@ -662,6 +711,7 @@ MUTANTS = [
     ),
     Mutant(
         name="tensor_relu_gradient_from_output",
+        kind="derivative",
         bug="Tensor.relu backward multiplies by the output relu(x) instead of the step 1[x > 0]",
         within="Tensor.relu",
         old="self.grad += out.grad * positive",
@@ -674,6 +724,7 @@ MUTANTS = [
     ),
     Mutant(
         name="tensor_sigmoid_forgets_upstream",
+        kind="chain_rule",
         bug="Tensor.sigmoid backward adds s * (1 - s) without multiplying by out.grad",
         within="Tensor.sigmoid",
         old="self.grad += out.grad * s * (1.0 - s)",
@@ -685,6 +736,7 @@ MUTANTS = [
     ),
     Mutant(
         name="tensor_sigmoid_derivative_of_input",
+        kind="derivative",
         bug="Tensor.sigmoid backward uses x * (1 - x) (the input) instead of s * (1 - s)",
         within="Tensor.sigmoid",
         old="self.grad += out.grad * s * (1.0 - s)",
@@ -699,6 +751,7 @@ MUTANTS = [
     # -----------------------------------------------------------------------
     Mutant(
         name="unbroadcast_leading_axes_only",
+        kind="unbroadcast",
         bug="_unbroadcast sums away the extra leading axes but not the stretched size-1 axes",
         within="_unbroadcast",
         old="""    for axis, size in enumerate(shape):
@@ -716,6 +769,7 @@ MUTANTS = [
     ),
     Mutant(
         name="unbroadcast_size_one_axes_only",
+        kind="unbroadcast",
         bug="_unbroadcast sums the stretched size-1 axes but not the extra leading axes",
         within="_unbroadcast",
         old="""    while grad.ndim > len(shape):
@@ -735,6 +789,7 @@ MUTANTS = [
     ),
     Mutant(
         name="unbroadcast_drops_size_one_axes",
+        kind="unbroadcast",
         bug="_unbroadcast sums a stretched axis without keepdims, so the size-1 axis disappears",
         within="_unbroadcast",
         old="grad = grad.sum(axis=axis, keepdims=True)",
@@ -749,6 +804,7 @@ MUTANTS = [
     ),
     Mutant(
         name="unbroadcast_pads_on_the_right",
+        kind="unbroadcast",
         bug="_unbroadcast sums the extra axes at the end, as if broadcasting padded shapes on the right",
         within="_unbroadcast",
         old="grad = grad.sum(axis=0)",
@@ -769,6 +825,7 @@ MUTANTS = [
     # -----------------------------------------------------------------------
     Mutant(
         name="matmul_missing_transpose",
+        kind="transpose",
         bug="Tensor.__matmul__ backward computes dA = dC @ B instead of dC @ B^T",
         within="Tensor.__matmul__",
         old="np.matmul(out.grad, np.swapaxes(other.data, -1, -2))",
@@ -785,6 +842,7 @@ MUTANTS = [
     ),
     Mutant(
         name="matmul_dot_T_reverses_all_axes",
+        kind="transpose",
         bug="Tensor.__matmul__ backward transposes A with .T, which reverses every axis of a batch",
         within="Tensor.__matmul__",
         old="np.swapaxes(self.data, -1, -2)",
@@ -796,6 +854,7 @@ MUTANTS = [
     ),
     Mutant(
         name="matmul_no_unbroadcast_other",
+        kind="unbroadcast",
         bug="Tensor.__matmul__ does not sum a shared weight's gradient over the batch axes",
         within="Tensor.__matmul__",
         old="other.grad += _unbroadcast(np.matmul(np.swapaxes(self.data, -1, -2), out.grad), other.shape)",
@@ -807,6 +866,7 @@ MUTANTS = [
     ),
     Mutant(
         name="matmul_accepts_vectors",
+        kind="raises",
         bug="Tensor.__matmul__ does not check that both operands have at least 2 axes",
         within="Tensor.__matmul__",
         old="""        if self.ndim < 2 or other.ndim < 2:
@@ -819,6 +879,7 @@ MUTANTS = [
     ),
     Mutant(
         name="matmul_checks_left_operand_only",
+        kind="raises",
         bug="Tensor.__matmul__ checks only the left operand's number of axes",
         within="Tensor.__matmul__",
         old="if self.ndim < 2 or other.ndim < 2:",
@@ -832,6 +893,7 @@ MUTANTS = [
     # -----------------------------------------------------------------------
     Mutant(
         name="sum_backward_no_expand_dims",
+        kind="axis",
         bug="Tensor.sum backward broadcasts out.grad without putting the summed axes back (exercise d)",
         within="Tensor.sum",
         old="g = out.grad if keepdims else np.expand_dims(out.grad, axes)",
@@ -846,6 +908,7 @@ MUTANTS = [
     ),
     Mutant(
         name="sum_backward_always_expands",
+        kind="axis",
         bug="Tensor.sum backward expands the summed axes even when keepdims already kept them",
         within="Tensor.sum",
         old="g = out.grad if keepdims else np.expand_dims(out.grad, axes)",
@@ -857,6 +920,7 @@ MUTANTS = [
     ),
     Mutant(
         name="sum_forward_ignores_keepdims",
+        kind="axis",
         bug="Tensor.sum ignores keepdims in the forward pass",
         within="Tensor.sum",
         old="self.data.sum(axis=axes, keepdims=keepdims)",
@@ -868,6 +932,7 @@ MUTANTS = [
     ),
     Mutant(
         name="sum_backward_ignores_upstream",
+        kind="chain_rule",
         bug="Tensor.sum backward adds ones (the local derivative) without the gradient from above",
         within="Tensor.sum",
         old="self.grad += np.broadcast_to(g, self.shape)",
@@ -886,6 +951,7 @@ MUTANTS = [
     ),
     Mutant(
         name="sum_backward_raw_axis",
+        kind="axis",
         bug="Tensor.sum backward expands with the raw axis argument, which fails for axis=None",
         within="Tensor.sum",
         old="np.expand_dims(out.grad, axes)",
@@ -930,6 +996,7 @@ MUTANTS = [
     ),
     Mutant(
         name="mean_divides_by_total_size",
+        kind="factor",
         bug="Tensor.mean divides by the tensor's total size instead of the number of reduced entries",
         within="Tensor.mean",
         old="* (1.0 / count)",
@@ -940,6 +1007,7 @@ MUTANTS = [
     ),
     Mutant(
         name="mean_counts_last_axis_only",
+        kind="factor",
         bug="Tensor.mean overwrites the count for each axis (=) instead of multiplying the sizes",
         within="Tensor.mean",
         old="count *= self.shape[a]",
@@ -953,6 +1021,7 @@ MUTANTS = [
     ),
     Mutant(
         name="mean_ignores_keepdims",
+        kind="axis",
         bug="Tensor.mean does not pass keepdims on to sum",
         within="Tensor.mean",
         old="self.sum(axis=axes, keepdims=keepdims)",
@@ -963,6 +1032,7 @@ MUTANTS = [
     ),
     Mutant(
         name="reshape_rejects_a_tuple",
+        kind="arguments",
         bug="Tensor.reshape passes its arguments on as they are, so reshape((2, 3)) fails",
         within="Tensor.reshape",
         old="""        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
@@ -976,6 +1046,7 @@ MUTANTS = [
     ),
     Mutant(
         name="reshape_backward_keeps_output_shape",
+        kind="reshape_back",
         bug="Tensor.reshape's backward adds the output's gradient as it is, without reshaping it to the input's shape",
         within="Tensor.reshape",
         old="self.grad += out.grad.reshape(self.shape)",
@@ -986,6 +1057,7 @@ MUTANTS = [
     ),
     Mutant(
         name="transpose_uses_dot_T",
+        kind="transpose",
         bug="Tensor.transpose uses .T, which reverses every axis instead of swapping two",
         within="Tensor.transpose",
         old="""        out = Tensor(np.swapaxes(self.data, axis1, axis2), (self,), "transpose")
@@ -1003,6 +1075,7 @@ MUTANTS = [
     ),
     Mutant(
         name="transpose_ignores_its_arguments",
+        kind="transpose",
         bug="Tensor.transpose always swaps the last two axes, whatever axes it is given",
         within="Tensor.transpose",
         old="""        out = Tensor(np.swapaxes(self.data, axis1, axis2), (self,), "transpose")
@@ -1020,6 +1093,7 @@ MUTANTS = [
     ),
     Mutant(
         name="transpose_backward_uses_dot_T",
+        kind="transpose",
         bug="Tensor.transpose backward transposes the gradient with .T instead of swapping the same two axes",
         within="Tensor.transpose",
         old="self.grad += np.swapaxes(out.grad, axis1, axis2)",
@@ -1033,6 +1107,7 @@ MUTANTS = [
     # -----------------------------------------------------------------------
     Mutant(
         name="tensor_backward_ignores_seed",
+        kind="seed",
         bug="Tensor.backward always seeds with ones, ignoring the grad argument",
         within="Tensor.backward",
         old="self.grad = self.grad + grad",
@@ -1046,6 +1121,7 @@ MUTANTS = [
     ),
     Mutant(
         name="tensor_backward_no_single_element_check",
+        kind="raises",
         bug="Tensor.backward without a seed silently uses ones for a multi-element output",
         within="Tensor.backward",
         old="if self.data.size != 1:",
@@ -1056,6 +1132,7 @@ MUTANTS = [
     ),
     Mutant(
         name="tensor_backward_recursive_sort",
+        kind="recursion",
         bug="Tensor.backward sorts the graph with a recursive depth-first search",
         within="Tensor.backward",
         old="""        order, seen, stack = [], set(), [(self, False)]
@@ -1085,6 +1162,7 @@ MUTANTS = [
     ),
     Mutant(
         name="tensor_backward_breadth_first",
+        kind="order",
         bug="Tensor.backward runs the rules in breadth-first order from the output instead of a topological order",
         within="Tensor.backward",
         old="""        order, seen, stack = [], set(), [(self, False)]
@@ -1113,6 +1191,7 @@ MUTANTS = [
     ),
     Mutant(
         name="tensor_backward_no_visited_set",
+        kind="visited",
         bug="Tensor.backward's stack-based search has no visited set, so a shared node runs once per path",
         within="Tensor.backward",
         old="""            if id(node) in seen:
@@ -1129,6 +1208,10 @@ MUTANTS = [
     ),
     Mutant(
         name="tensor_backward_not_reversed",
+        kind="order",
+        # Every Tensor check ends with `* weights`: steps run inputs-first, a result built outside the
+        # graph and a `requires_grad` test of the wrong operand all leave every gradient 0 there.
+        named=False,
         bug="Tensor.backward runs the rules in topological order (inputs first) instead of reversed",
         within="Tensor.backward",
         old="for node in reversed(order):",
@@ -1175,6 +1258,7 @@ MUTANTS = [
     ),
     Mutant(
         name="tensor_backward_no_reset",
+        kind="reset",
         bug="Tensor.backward never resets intermediate gradients, so a second call counts the first again",
         within="Tensor.backward",
         old="""        for node in order:
@@ -1189,6 +1273,7 @@ MUTANTS = [
     ),
     Mutant(
         name="tensor_backward_resets_leaves",
+        kind="reset",
         bug="Tensor.backward zeroes every node's gradient, leaves included, so leaves do not accumulate",
         within="Tensor.backward",
         old="""            if node._parents:  # intermediate results are recomputed from scratch on each call
@@ -1202,6 +1287,7 @@ MUTANTS = [
     ),
     Mutant(
         name="tensor_backward_resets_after_seeding",
+        kind="seed",
         bug="Tensor.backward seeds the output's gradient and then zeroes the intermediates, the output included",
         within="Tensor.backward",
         old="""        for node in order:
@@ -1257,6 +1343,7 @@ MUTANTS = [
     ),
     Mutant(
         name="value_backward_breadth_first",
+        kind="order",
         bug="Value.backward runs the rules in breadth-first order from the output instead of a topological order",
         within="Value.backward",
         old="""        def visit(v):  # depth-first: a node is appended after all of its parents
@@ -1282,6 +1369,7 @@ MUTANTS = [
     ),
     Mutant(
         name="unbroadcast_size_one_before_padding",
+        kind="unbroadcast",
         bug="_unbroadcast sums the size-1 axes before dropping the extra leading axes, so they are misaligned",
         within="_unbroadcast",
         old="""    while grad.ndim > len(shape):
@@ -1300,6 +1388,7 @@ MUTANTS = [
     ),
     Mutant(
         name="sum_backward_expands_last_axis",
+        kind="axis",
         bug="Tensor.sum backward always puts the summed axis back at the end (np.expand_dims(g, -1))",
         within="Tensor.sum",
         old="np.expand_dims(out.grad, axes)",
@@ -1310,6 +1399,7 @@ MUTANTS = [
     ),
     Mutant(
         name="transpose_default_axes_0_1",
+        kind="transpose",
         bug="Tensor.transpose defaults to swapping axes 0 and 1 instead of the last two",
         within="Tensor.transpose",
         old="def transpose(self, axis1=-2, axis2=-1):",
@@ -1321,6 +1411,7 @@ MUTANTS = [
     ),
     Mutant(
         name="tensor_sigmoid_forward_sign",
+        kind="sign",
         bug="Tensor.sigmoid computes 1 / (1 + e**x), dropping the minus sign",
         within="Tensor.sigmoid",
         old="s = 1.0 / (1.0 + np.exp(-self.data))",
@@ -1336,6 +1427,7 @@ MUTANTS = [
     # -----------------------------------------------------------------------
     Mutant(
         name="tensor_mul_refuses_numbers",
+        kind="numbers",
         bug="Tensor.__mul__ accepts only Tensors: x * 2.0 raises ValueError",
         within="Tensor.__mul__",
         old="other = Tensor._lift(other)",
@@ -1380,6 +1472,7 @@ MUTANTS = [
     ),
     Mutant(
         name="gradcheck_perturbs_inputs_in_place",
+        kind="in_place",
         bug="gradcheck works on the caller's own arrays (np.asarray) and nudges them in place, "
         "+eps then -2 eps then +eps, which rounding does not undo",
         within="gradcheck",
@@ -1397,6 +1490,7 @@ MUTANTS = [
     ),
     Mutant(
         name="tensor_relu_in_place",
+        kind="in_place",
         bug="Tensor.relu zeroes the negative entries of its input in place and returns a Tensor of them",
         within="Tensor.relu",
         old='out = Tensor(np.where(positive, self.data, 0.0), (self,), "relu")',
@@ -1407,6 +1501,7 @@ MUTANTS = [
     ),
     Mutant(
         name="tensor_sum_grad_aliases_data",
+        kind="data_for_grad",
         bug="Tensor.sum's backward hands its input a view of the output's data instead of its gradient",
         within="Tensor.sum",
         old="g = out.grad if keepdims else np.expand_dims(out.grad, axes)",
@@ -1454,6 +1549,7 @@ MUTANTS = [
     ),
     Mutant(
         name="tensor_matmul_backward_raises",
+        kind="transpose",
         bug="Tensor.__matmul__'s backward forgets a transpose: matmul raises inside backward() for non-square operands",
         within="Tensor.__matmul__",
         old="np.matmul(out.grad, np.swapaxes(other.data, -1, -2))",
@@ -1470,6 +1566,7 @@ MUTANTS = [
     ),
     Mutant(
         name="value_pow_raises_value_error",
+        kind="raises",
         bug="Value ** Value raises ValueError where the handout asks for TypeError",
         within="Value.__pow__",
         old='raise TypeError(f"Value ** k needs a constant int or float k, got {type(k).__name__}")',
@@ -1480,6 +1577,7 @@ MUTANTS = [
     ),
     Mutant(
         name="tensor_sum_forgets_return",
+        kind="missing_return",
         bug="Tensor.sum builds its result but does not return it",
         within="Tensor.sum",
         old="        out._backward = backward\n        return out",
