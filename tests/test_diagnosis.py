@@ -89,14 +89,29 @@ def test_a_missing_transpose_on_square_matrices():
     assert named(hint) == {"transpose"}, hint
 
 
-def test_an_unseeded_output_is_told_from_steps_out_of_order_by_the_outputs_own_gradient():
-    f = lambda a, b, c: (a * b + c) ** 2  # noqa: E731
-    unseeded = diagnosis.explain_gradients(f, [2.0, -3.0, 10.0], [0.0, 0.0, 0.0], output_grad=0.0, constants=False)
-    assert "seed" in named(unseeded), unseeded
-    out_of_order = diagnosis.explain_gradients(f, [2.0, -3.0, 10.0], [0.0, 0.0, 0.0], output_grad=1.0, constants=False)
-    assert "order" in named(out_of_order) and "seed" not in named(out_of_order), out_of_order
-    # Steps run inputs-first and a result built outside the graph give the same numbers here: both are said.
-    assert named(out_of_order) == {"order", "detached"} and "cannot tell" in out_of_order
+def test_the_outputs_and_intermediates_gradients_tell_apart_bugs_that_starve_every_input():
+    """f = (a*b + c)**2 with u = a*b and s = u + c, every input's gradient 0: which bug it is shows
+    in the gradients of f itself and of s (f.grad = 0: never seeded; s.grad = 8: f's step ran last)."""
+
+    def f(a, b, c):
+        u = a * b
+        s = u + c
+        return s**2, u, s
+
+    inputs, zeros = [2.0, -3.0, 10.0], [0.0, 0.0, 0.0]
+    unseeded = diagnosis.explain_gradients(f, inputs, zeros, output_grad=0.0, probe_grads=[0.0, 0.0], constants=False)
+    assert named(unseeded) >= {"seed"} and "order" not in named(unseeded), unseeded
+    # Steps run inputs-first and `+` building its result outside the graph both leave s.grad = 8: both are said.
+    out_of_order = diagnosis.explain_gradients(
+        f, inputs, zeros, output_grad=1.0, probe_grads=[0.0, 8.0], constants=False
+    )
+    assert named(out_of_order) == {"order", "detached"} and ", or when " in out_of_order, out_of_order
+    # Seeded only after the steps: s.grad = 0, as when `**` builds its result outside the graph.
+    late = diagnosis.explain_gradients(f, inputs, zeros, output_grad=1.0, probe_grads=[0.0, 0.0], constants=False)
+    assert named(late) == {"seed", "detached"}, late
+    # With the inputs' gradients alone, the three cannot be told apart: the hint says so and names none.
+    alone = diagnosis.explain_gradients(f, inputs, zeros, output_grad=1.0, constants=False)
+    assert diagnosis.CANNOT_TELL in alone and not named(alone), alone
 
 
 def test_more_numbers_from_the_same_test_settle_what_one_number_cannot():

@@ -99,6 +99,14 @@ _SPECIFIC = {
     ("tanh", "input"): "`tanh`'s backward uses 1 - x**2 with x its input: the local derivative of tanh is 1 - t**2 "
     "with t = tanh(x), its output",
     ("tanh", "output"): "`tanh`'s backward multiplies by t = tanh(x): the local derivative of tanh is 1 - t**2",
+    (
+        "tanh",
+        "one_minus_t",
+    ): "`tanh`'s backward multiplies by 1 - t, the square forgotten: the local derivative of tanh is 1 - t**2",
+    ("sigmoid", "one_minus_s"): "`sigmoid`'s backward multiplies by 1 - s alone: the local derivative of sigmoid is "
+    "s * (1 - s)",
+    ("*", "output"): "`*`'s backward multiplies by its output a*b: the local derivative of a*b with respect to a is b, "
+    "and with respect to b is a",
     ("sigmoid", "input"): "`sigmoid`'s backward uses x * (1 - x) with x its input: the local derivative of sigmoid "
     "is s * (1 - s) with s = sigmoid(x), its output",
     ("sigmoid", "output"): "`sigmoid`'s backward multiplies by s = sigmoid(x) alone: the local derivative of sigmoid "
@@ -128,6 +136,7 @@ _GRAPH = {
     "exactly once",
     "no_seed": "backward() does not seed the output's gradient with 1 before running the steps",
     "reset_after_seed": "backward() resets the output's gradient to zero after seeding it",
+    "seed_after_steps": "backward() seeds the output's gradient with 1 only after running the steps: seed it first",
     "ones_seed": "backward() seeds the output's gradient with ones instead of the `grad` it was given",
     "no_reset": "backward() does not reset intermediate gradients to zero at the start of each call, so a second "
     "call counts the first again",
@@ -148,6 +157,7 @@ _FORWARD = {
     ("mean", "last_axis"): "`mean` over several axes divides by the size of one of them: the factor 1/N counts "
     "every averaged axis (multiply their sizes)",
     ("mean", "no_count"): "`mean` does not divide by N (the factor 1/N)",
+    ("mean", "times_count"): "`mean` multiplies by N instead of dividing by it (the factor 1/N)",
     ("sigmoid", "exp_sign"): "`sigmoid` computes 1 / (1 + e**x): the sign of the exponent is lost, it is "
     "1 / (1 + e**-x)",
     ("sum", "no_keepdims"): "`sum` ignores keepdims=True: the summed axes must stay, with size 1",
@@ -235,13 +245,15 @@ def _catalogue(f, inputs, seed, calls, constants):
 
 
 def explain_gradients(
-    f, inputs, got, *, seed=None, output_grad=None, calls: int = 1, constants: bool = True, also=()
+    f, inputs, got, *, seed=None, output_grad=None, probe_grads=None, calls: int = 1, constants: bool = True, also=()
 ) -> str:
     """A hint naming the bug that gives exactly the gradients ``got`` (one per input) for ``f``
     at ``inputs``, or what the shape of the error says, or "" when the kit has nothing to say.
 
     ``output_grad``, the output's own gradient if it could be read, settles between bugs that
-    give the inputs the same numbers (an unseeded output, say, from steps run out of order).
+    give the inputs the same numbers (an unseeded output, say, from steps run out of order);
+    so do ``probe_grads``, the gradients of the intermediates ``f`` returns after its output
+    (``f`` may return ``(out, u, s)``), when the test could read them.
     ``calls``: how many times backward() ran. ``constants``: whether the engine has constants
     (Tensor's requires_grad), whose tests can be wrong. ``also``: more of the same engine's
     numbers from the same test, ``(f, inputs, got)`` each (right or wrong), that the bug must
@@ -257,16 +269,18 @@ def explain_gradients(
     for fault in candidates:
         for setting in faults.settings(fault, state):
             runs += 1
-            if runs > MAX_RUNS:
+            if runs > MAX_RUNS:  # a computation too big to search: saying less beats saying it wrong
+                return ""
+            outcome = _outcome(f, inputs, setting, seed, calls)
+            if outcome is None or _all_same(outcome.grads, correct.grads):
+                continue  # a bug that changes nothing here explains nothing
+            if _all_same(outcome.grads, got) and all(_gives(g, xs, ys, setting, calls) for g, xs, ys in also):
+                theirs = [outcome.output_grad] if output_grad is not None else []
+                matches.append((fault, theirs + (outcome.probe_grads if probe_grads else [])))
                 break
-            if _gives(f, inputs, got, setting, seed, calls, correct.grads) and all(
-                _gives(g, xs, ys, setting, None, calls) for g, xs, ys in also
-            ):
-                outcome, _ = faults.run(f, inputs, setting, seed=seed, calls=calls)
-                matches.append((fault, outcome.output_grad))
-                break
-    if matches and output_grad is not None:
-        agreeing = [fault for fault, out in matches if out is not None and _same(output_grad, out)]
+    seen = ([output_grad] if output_grad is not None else []) + list(probe_grads or [])
+    if matches and seen:
+        agreeing = [fault for fault, theirs in matches if _all_same(theirs, seen)]
         matches = agreeing or [fault for fault, _ in matches]
     else:
         matches = [fault for fault, _ in matches]
@@ -275,17 +289,19 @@ def explain_gradients(
     return _shape_of_error(got, correct.grads)
 
 
-def _gives(f, inputs, got, setting, seed, calls, right=None) -> bool:
-    """Whether ``f`` under ``setting`` gives exactly the gradients ``got`` (and, if the right
-    ones are given, differs from them: a bug that changes nothing here explains nothing)."""
+def _outcome(f, inputs, setting, seed, calls) -> faults.Outcome | None:
+    """What ``f`` gives under ``setting``; None if the fault makes it fail (then it is not this fault)."""
     try:
         outcome, _ = faults.run(f, inputs, setting, seed=seed, calls=calls)
-    except Exception:  # Unsupported, or the fault makes the computation fail: it is not this one
-        return False
-    got = [np.asarray(g, dtype=np.float64) for g in got]
-    if outcome.value is None or (right is not None and _all_same(outcome.grads, right)):
-        return False
-    return _all_same(outcome.grads, got)
+    except Exception:  # Unsupported, or an error the injected bug causes
+        return None
+    return outcome if outcome.value is not None else None
+
+
+def _gives(f, inputs, got, setting, calls) -> bool:
+    """Whether ``f`` under ``setting`` gives exactly the gradients ``got``."""
+    outcome = _outcome(f, inputs, setting, None, calls)
+    return outcome is not None and _all_same(outcome.grads, [np.asarray(g, dtype=np.float64) for g in got])
 
 
 def _cannot_tell(got: list, right: list) -> str:
@@ -381,6 +397,8 @@ _METHODS = {
     **{name: name for name in ("exp", "log", "tanh", "relu", "sigmoid", "sum", "mean", "reshape", "transpose")},
 }
 _SHAPE_WORDS = ("broadcast", "shape", "dimension", "mismatch")
+_REFLECTED = {"__radd__": "`2.0 + x`", "__rsub__": "`2.0 - x`", "__rmul__": "`2.0 * x`", "__rtruediv__": "`2.0 / x`"}
+_REFLECTED_SIGN = {"__radd__": "+", "__rsub__": "-", "__rmul__": "*", "__rtruediv__": "/"}
 
 
 def explain_error(type_name: str, message: str, function: str, plain: set[str] = frozenset()) -> str:
@@ -392,6 +410,11 @@ def explain_error(type_name: str, message: str, function: str, plain: set[str] =
     method = next((p for p in parts if p in _METHODS), "")
     op = _METHODS.get(method, "")
     shape_error = any(w in message for w in _SHAPE_WORDS)
+    if type_name == "RecursionError" and method in _REFLECTED:
+        return (
+            f"{_REFLECTED[method]} ({method}) calls itself: when `other` is a number, "
+            f"`other {_REFLECTED_SIGN[method]} self` comes straight back to the reflected operator; wrap it first"
+        )
     if type_name == "RecursionError":
         return (
             "recursion deeper than Python allows: a graph thousands of nodes deep needs a topological sort "

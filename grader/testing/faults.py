@@ -43,15 +43,22 @@ COMMON_RULE_FAULTS = (
 )
 # op -> ((variant, operand, kind), ...): the local derivatives students get wrong, op by op.
 SPECIFIC_RULE_FAULTS = {
-    "*": (("own", 0, "other_operand"), ("own", 1, "other_operand"), ("guard", 0, "guard"), ("guard", 1, "guard")),
+    "*": (
+        ("own", 0, "other_operand"),
+        ("own", 1, "other_operand"),
+        ("output", 0, "derivative"),
+        ("output", 1, "derivative"),
+        ("guard", 0, "guard"),
+        ("guard", 1, "guard"),
+    ),
     "+": (("guard", 0, "guard"), ("guard", 1, "guard")),
     "-": (("guard", 0, "guard"), ("guard", 1, "guard")),
     "/": (("square_forgotten", 1, "derivative"),),
     "**": (("not_decremented", 0, "derivative"), ("no_k", 0, "factor")),
     "exp": (("input", 0, "derivative"),),
     "log": (("output", 0, "derivative"), ("times_input", 0, "derivative")),
-    "tanh": (("input", 0, "derivative"), ("output", 0, "derivative")),
-    "sigmoid": (("input", 0, "derivative"), ("output", 0, "derivative")),
+    "tanh": (("input", 0, "derivative"), ("output", 0, "derivative"), ("one_minus_t", 0, "derivative")),
+    "sigmoid": (("input", 0, "derivative"), ("output", 0, "derivative"), ("one_minus_s", 0, "derivative")),
     "relu": (("output", 0, "derivative"), ("at_zero", 0, "derivative")),
     "sum": (("no_expand", 0, "axis"), ("expand_last", 0, "axis")),
     "mean": (("no_count", 0, "factor"), ("no_expand", 0, "axis")),
@@ -68,6 +75,7 @@ FORWARD_FAULTS = (
     ("mean", "total_size", "factor"),
     ("mean", "last_axis", "factor"),
     ("mean", "no_count", "factor"),
+    ("mean", "times_count", "factor"),
     ("sigmoid", "exp_sign", "sign"),
     ("sum", "no_keepdims", "axis"),
     ("mean", "no_keepdims", "axis"),
@@ -81,6 +89,7 @@ GRAPH_FAULTS = (
     ("no_visited", "visited", ""),
     ("no_seed", "seed", ""),
     ("reset_after_seed", "seed", ""),
+    ("seed_after_steps", "seed", ""),
     ("ones_seed", "seed", "seed"),
     ("no_reset", "reset", "calls"),
     ("reset_leaves", "reset", "calls"),
@@ -194,6 +203,8 @@ class Run:
         def local(g, n, v):
             if v == "own":
                 return [g * a.data, g * b.data]
+            if v == "output":
+                return [g * n.data, g * n.data]
             return [g * b.data, g * a.data]
 
         return self.primitive("*", [a, b], a.data * b.data, local)
@@ -275,6 +286,8 @@ class Run:
             count = a.data.shape[axes[-1]] if axes else 1
         elif self.forward_fault("mean", "no_count"):
             count = 1
+        elif self.forward_fault("mean", "times_count"):
+            count = 1.0 / count
         if self.forward_fault("mean", "no_keepdims"):
             keepdims = False
         how = self.setting.how("mean")
@@ -358,7 +371,7 @@ class Run:
                     node.grad = np.zeros(node.data.shape)
         if variant == "ones_seed":
             seed = np.ones(out.data.shape)
-        if variant != "no_seed":
+        if variant not in ("no_seed", "seed_after_steps"):
             out.grad = out.grad + seed
         if variant == "reset_after_seed":
             for node in unique:
@@ -366,6 +379,8 @@ class Run:
                     node.grad = np.zeros(node.data.shape)
         for node in order:
             self.step(node)
+        if variant == "seed_after_steps":
+            out.grad = out.grad + seed
 
     def step(self, node):
         if not node.parents:
@@ -514,9 +529,8 @@ class Node:
     @_public("tanh")
     def tanh(self):
         y = np.tanh(self.data)
-        return self.run.unary(
-            "tanh", self, y, 1.0 - y * y, {"input": lambda x, y: 1.0 - x * x, "output": lambda x, y: y}
-        )
+        wrong = {"input": lambda x, y: 1.0 - x * x, "output": lambda x, y: y, "one_minus_t": lambda x, y: 1.0 - y}
+        return self.run.unary("tanh", self, y, 1.0 - y * y, wrong)
 
     @_public("relu")
     def relu(self):
@@ -529,7 +543,7 @@ class Node:
     def sigmoid(self):
         sign = 1.0 if self.run.forward_fault("sigmoid", "exp_sign") else -1.0
         y = 1.0 / (1.0 + np.exp(sign * self.data))
-        wrong = {"input": lambda x, y: x * (1.0 - x), "output": lambda x, y: y}
+        wrong = {"input": lambda x, y: x * (1.0 - x), "output": lambda x, y: y, "one_minus_s": lambda x, y: 1.0 - y}
         return self.run.unary("sigmoid", self, y, y * (1.0 - y), wrong)
 
     @_public("sum")
@@ -566,14 +580,18 @@ class Outcome:
     value: np.ndarray | None  # the forward value (None: the computation returned None)
     grads: list = field(default_factory=list)  # each input's gradient, after every call
     output_grad: np.ndarray | None = None
+    probe_grads: list = field(default_factory=list)  # the gradients of the intermediates f returned
 
 
 def run(f, inputs, setting: Setting = Setting(), *, seed=None, calls: int = 1, backward: bool = True) -> tuple:
-    """(Outcome, Run): ``f`` on fresh leaves under ``setting``; raises what the computation raises."""
+    """(Outcome, Run): ``f`` on fresh leaves under ``setting``; raises what the computation raises.
+    ``f`` returns its output, or a tuple of its output and intermediates whose gradients to report."""
     state = Run(setting)
     leaves = [Node(np.array(x, dtype=np.float64), state) for x in inputs]
     with np.errstate(all="ignore"):
-        out = f(*leaves)
+        out, probes = f(*leaves), ()
+        if isinstance(out, tuple):
+            out, *probes = out
         if out is None:
             return Outcome(None), state
         if not isinstance(out, Node):
@@ -582,7 +600,7 @@ def run(f, inputs, setting: Setting = Setting(), *, seed=None, calls: int = 1, b
             seed_array = np.ones(out.data.shape) if seed is None else np.array(seed, dtype=np.float64)
             for _ in range(calls):
                 state.backward(out, seed_array)
-    return Outcome(out.data, [leaf.grad for leaf in leaves], out.grad), state
+    return Outcome(out.data, [leaf.grad for leaf in leaves], out.grad, [p.grad for p in probes]), state
 
 
 def rule_faults(state: Run, *, constants: bool = True) -> list[Fault]:

@@ -216,20 +216,34 @@ def check_scalar_gradients(Value, f, inputs, what: str, *, hint: str = "", also=
 
 
 def expect_scalar_gradients(
-    got, expected, what: str, f, inputs, *, output=None, calls: int = 1, hint: str = "", also=(), **tolerance
+    got,
+    expected,
+    what: str,
+    f,
+    inputs,
+    *,
+    output=None,
+    probes=(),
+    calls: int = 1,
+    hint: str = "",
+    also=(),
+    **tolerance,
 ):
     """expect_close for scalar-engine gradients a test computed itself (``got``, one per input of
-    ``f`` at ``inputs``, or the only input's, after ``calls`` calls of ``output.backward()``): when they are wrong, the
-    hint is the diagnosis, or the test's ``hint``. ``also``: the same test's other
-    ``(f, inputs, gradients)``, more evidence for the diagnosis."""
+    ``f`` at ``inputs``, or the only input's, after ``calls`` calls of ``output.backward()``): when
+    they are wrong, the hint is the diagnosis, or the test's ``hint``. ``probes``: the student's intermediates that
+    ``f`` returns after its output (their gradients are evidence too). ``also``: the same test's
+    other ``(f, inputs, gradients)``, more evidence for the diagnosis."""
     if _close(got, expected, tolerance):
         return
     output_grad = None if output is None else _readable(lambda: as_float(output.grad, ""))
+    probe_grads = [_readable(lambda p=p: as_float(p.grad, "")) for p in probes]
     found = diagnosis.explain_gradients(
         f,
         [float(x) for x in inputs],
         got if isinstance(got, (list, tuple)) else [got],
         output_grad=output_grad,
+        probe_grads=None if None in probe_grads else probe_grads,
         calls=calls,
         constants=False,
         also=also,

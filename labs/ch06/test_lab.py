@@ -39,6 +39,8 @@ lab = under_test("ch06")
 CHAIN = 20_000  # additions in the deep-graph test: far beyond the recursion limit
 ACCUMULATE = "add each contribution with `+=`: a value used twice receives the sum of both uses"
 UNBROADCAST = "sum the gradient of a broadcast operand over the axes it was stretched along (unbroadcast)"
+# What a broadcasting case checks, in words that name no bug: its wrong values come from any rule.
+STRETCHED = "an operand stretched by broadcasting gets its gradient summed back to its own shape"
 REUSE = ACCUMULATE + "; if a test of one of these operations alone fails too, fix that rule first"
 
 
@@ -67,18 +69,26 @@ def test_value_stores_float_data_and_zero_grad():
 def test_value_hand_derived_gradients():
     # f = (a b + c)^2 at a = 2, b = -3, c = 10: u = -6, s = 4, f = 16.
     a, b, c = lab.Value(2.0), lab.Value(-3.0), lab.Value(10.0)
-    f = (a * b + c) ** 2
+    f, u, s = worked_example(a, b, c)
     f.backward()
     expect_close(as_float(f.data, "f.data"), 16.0, "f = (a*b + c)**2 at a=2, b=-3, c=10")
     expect_scalar_gradients(
         value_grads(a, b, c),
         [-24.0, 16.0, 8.0],
         "(df/da, df/db, df/dc) for f = (a*b + c)**2",
-        lambda a, b, c: (a * b + c) ** 2,
+        worked_example,
         [2.0, -3.0, 10.0],
         output=f,
+        probes=[u, s],  # their gradients tell a bug in backward() from a result outside the graph
         hint="multiply each local derivative by the gradient arriving from above",
     )
+
+
+def worked_example(a, b, c):
+    """The chapter's f = (a*b + c)**2, and its intermediates u = a*b and s = u + c."""
+    u = a * b
+    s = u + c
+    return s**2, u, s
 
 
 UNARY_CASES = {
@@ -254,7 +264,7 @@ def test_tensor_construction():
             fail(f"Tensor({raw!r}): expected shape {shape} and ndim {len(shape)}, got {t.shape} and {t.ndim}")
 
 
-@graded(task="tensor", points=1, hint="seed the output's gradient with the grad argument instead of ones")
+@graded(task="tensor", points=1, hint="backward(grad) starts from the grad it is given: here x.grad = 2 * grad")
 def test_backward_with_explicit_seed():
     # The simplest graph first, before the gradient checks: one multiply by a number, a seed.
     with explained_errors(lambda x: x * 2.0, [[1.0, 2.0, 3.0]]):
@@ -269,7 +279,7 @@ def test_backward_with_explicit_seed():
             [[1.0, 2.0, 3.0]],
             output=y,
             seed=[1.0, 0.0, -1.0],
-            hint="seed the output's gradient with the grad argument instead of ones",
+            hint="backward(grad) starts from the grad it is given: here x.grad = 2 * grad",
         )
 
 
@@ -292,14 +302,26 @@ def normal(*shape, seed=0):
 # built from it; the unary functions before the numbers-on-the-left case), so that the first
 # failure names the operation whose rule is wrong.
 GRADCHECK_CASES = {
-    "add_bias_broadcast": (lambda a, b: weighted(a + b), [normal(3, 4), normal(4, seed=1)], UNBROADCAST),
-    "sub_column_row": (lambda a, b: weighted(a - b), [normal(3, 1), normal(1, 4, seed=1)], UNBROADCAST),
-    "mul_column_row": (lambda a, b: weighted(a * b), [normal(3, 1), normal(1, 4, seed=1)], UNBROADCAST),
+    "add_bias_broadcast": (
+        lambda a, b: weighted(a + b),
+        [normal(3, 4), normal(4, seed=1)],
+        f"d(a + b)/da = d(a + b)/db = 1; {STRETCHED}",
+    ),
+    "sub_column_row": (
+        lambda a, b: weighted(a - b),
+        [normal(3, 1), normal(1, 4, seed=1)],
+        f"d(a - b)/db = -1; {STRETCHED}",
+    ),
+    "mul_column_row": (
+        lambda a, b: weighted(a * b),
+        [normal(3, 1), normal(1, 4, seed=1)],
+        f"d(a*b)/da = b and d(a*b)/db = a; {STRETCHED}",
+    ),
     "pow": (lambda a: weighted(a**3 + a**-0.5), [positive(2, 3)], "d(x**k)/dx = k * x**(k-1)"),
     "div_broadcast": (
         lambda a, b: weighted(a / b),
         [normal(2, 3), positive(3, seed=1)],
-        "d(a/b)/db = -a / b**2; " + UNBROADCAST,
+        f"d(a/b)/db = -a / b**2; {STRETCHED}",
     ),
     "exp": (lambda a: weighted(a.exp()), [normal(2, 3)], "d exp(x)/dx = exp(x)"),
     "log": (lambda a: weighted(a.log()), [positive(2, 3)], "d log(x)/dx = 1/x"),
