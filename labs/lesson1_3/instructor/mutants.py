@@ -9,6 +9,7 @@ MUTANTS = [
     Mutant(
         name="value_data_not_float",
         bug="Value.__init__ stores data as given, so Value(3).data is the int 3",
+        kind="type",
         within="Value.__init__",
         old="self.data = float(data)",
         new="self.data = data",
@@ -19,6 +20,7 @@ MUTANTS = [
     Mutant(
         name="value_grad_starts_as_int",
         bug="Value.__init__ starts grad at the int 0 instead of the float 0.0",
+        kind="type",
         within="Value.__init__",
         old="self.grad = 0.0",
         new="self.grad = 0",
@@ -32,6 +34,7 @@ MUTANTS = [
     Mutant(
         name="value_add_assigns_gradient",
         bug="Value.__add__ assigns the gradient (=) instead of accumulating it (+=)",
+        kind="overwrite",
         within="Value.__add__",
         old="self.grad += out.grad  # d(out)/d(self) = 1",
         new="self.grad = out.grad  # d(out)/d(self) = 1",
@@ -45,6 +48,7 @@ MUTANTS = [
     Mutant(
         name="value_add_does_not_wrap_numbers",
         bug="Value.__add__ uses other.data without wrapping a plain number in a Value",
+        kind="numbers",
         within="Value.__add__",
         old="        other = other if isinstance(other, Value) else Value(other)\n",
         new="",
@@ -73,6 +77,7 @@ MUTANTS = [
     Mutant(
         name="value_mul_assigns_gradient",
         bug="Value.__mul__ assigns the right operand's gradient instead of accumulating it",
+        kind="overwrite",
         within="Value.__mul__",
         old="other.grad += self.data * out.grad",
         new="other.grad = self.data * out.grad",
@@ -96,6 +101,7 @@ MUTANTS = [
     Mutant(
         name="value_mul_uses_own_factor",
         bug="Value.__mul__ multiplies each operand's gradient by its own value instead of the other factor",
+        kind="other_operand",
         within="Value.__mul__",
         old="""            self.grad += other.data * out.grad  # d(out)/d(self) = other
             other.grad += self.data * out.grad""",
@@ -136,6 +142,7 @@ MUTANTS = [
     Mutant(
         name="value_pow_exponent_not_decremented",
         bug="Value.__pow__ backward uses k * x**k instead of k * x**(k - 1)",
+        kind="derivative",
         within="Value.__pow__",
         old="self.grad += k * self.data ** (k - 1) * out.grad",
         new="self.grad += k * self.data**k * out.grad",
@@ -154,6 +161,7 @@ MUTANTS = [
     Mutant(
         name="value_pow_assigns_gradient",
         bug="Value.__pow__ assigns its gradient instead of accumulating it",
+        kind="overwrite",
         within="Value.__pow__",
         old="self.grad += k * self.data ** (k - 1) * out.grad",
         new="self.grad = k * self.data ** (k - 1) * out.grad",
@@ -165,6 +173,7 @@ MUTANTS = [
     Mutant(
         name="value_pow_forgets_k",
         bug="Value.__pow__ backward uses x**(k - 1) without the factor k",
+        kind="factor",
         within="Value.__pow__",
         old="self.grad += k * self.data ** (k - 1) * out.grad",
         new="self.grad += self.data ** (k - 1) * out.grad",
@@ -183,6 +192,7 @@ MUTANTS = [
     Mutant(
         name="value_exp_forgets_upstream",
         bug="Value.exp backward adds exp(x) without multiplying by out.grad (chain rule forgotten)",
+        kind="chain_rule",
         within="Value.exp",
         old="self.grad += out.data * out.grad",
         new="self.grad += out.data",
@@ -199,6 +209,7 @@ MUTANTS = [
     Mutant(
         name="value_exp_derivative_is_x",
         bug="Value.exp backward multiplies by x instead of exp(x)",
+        kind="derivative",
         within="Value.exp",
         old="self.grad += out.data * out.grad",
         new="self.grad += self.data * out.grad",
@@ -215,6 +226,7 @@ MUTANTS = [
     Mutant(
         name="value_exp_assigns_gradient",
         bug="Value.exp assigns its gradient instead of accumulating it",
+        kind="overwrite",
         within="Value.exp",
         old="self.grad += out.data * out.grad",
         new="self.grad = out.data * out.grad",
@@ -225,6 +237,7 @@ MUTANTS = [
     Mutant(
         name="value_log_divides_by_output",
         bug="Value.log backward divides by log(x) (the output) instead of x",
+        kind="derivative",
         within="Value.log",
         old="self.grad += (1.0 / self.data) * out.grad",
         new="self.grad += (1.0 / out.data) * out.grad",
@@ -241,6 +254,7 @@ MUTANTS = [
     Mutant(
         name="value_log_forgets_upstream",
         bug="Value.log backward adds 1/x without multiplying by out.grad",
+        kind="chain_rule",
         within="Value.log",
         old="self.grad += (1.0 / self.data) * out.grad",
         new="self.grad += 1.0 / self.data",
@@ -257,6 +271,7 @@ MUTANTS = [
     Mutant(
         name="value_tanh_derivative_is_t",
         bug="Value.tanh backward uses t instead of 1 - t*t",
+        kind="derivative",
         within="Value.tanh",
         old="self.grad += (1.0 - t * t) * out.grad",
         new="self.grad += t * out.grad",
@@ -271,6 +286,7 @@ MUTANTS = [
     Mutant(
         name="value_tanh_derivative_one_minus_t",
         bug="Value.tanh backward uses 1 - t instead of 1 - t*t",
+        kind="derivative",
         within="Value.tanh",
         old="self.grad += (1.0 - t * t) * out.grad",
         new="self.grad += (1.0 - t) * out.grad",
@@ -285,6 +301,7 @@ MUTANTS = [
     Mutant(
         name="value_relu_passes_at_zero",
         bug="Value.relu passes the gradient where x >= 0, so relu'(0) is 1",
+        kind="derivative",
         within="Value.relu",
         old="self.grad += (1.0 if self.data > 0 else 0.0) * out.grad",
         new="self.grad += (1.0 if self.data >= 0 else 0.0) * out.grad",
@@ -295,6 +312,7 @@ MUTANTS = [
     Mutant(
         name="value_relu_multiplies_by_output",
         bug="Value.relu backward multiplies by the output (as for exp) instead of passing the gradient",
+        kind="derivative",
         within="Value.relu",
         old="self.grad += (1.0 if self.data > 0 else 0.0) * out.grad",
         new="self.grad += out.data * out.grad",
@@ -305,6 +323,7 @@ MUTANTS = [
     Mutant(
         name="value_neg_detached",
         bug="Value.__neg__ returns a fresh Value(-x), outside the graph",
+        kind="detached",
         within="Value.__neg__",
         old="return self * -1.0",
         new="return Value(-self.data)",
@@ -321,6 +340,7 @@ MUTANTS = [
     Mutant(
         name="value_sub_swapped",
         bug="Value.__sub__ computes other - self",
+        kind="sign",
         within="Value.__sub__",
         old="return self + (-other)",
         new="return -self + other",
@@ -338,6 +358,7 @@ MUTANTS = [
     Mutant(
         name="value_div_wrong_sign",
         bug="Value.__truediv__ with its own backward rule: d(a/b)/db = +a/b**2 (sign lost)",
+        kind="sign",
         within="Value.__truediv__",
         old="return self * other**-1",
         new="""out = Value(self.data / other.data, (self, other), "/")
@@ -361,6 +382,7 @@ MUTANTS = [
     Mutant(
         name="value_rsub_swapped",
         bug="Value.__rsub__ computes self - other, so 2 - x is x - 2",
+        kind="reflected",
         within="Value.__rsub__",
         old="return Value(other) - self",
         new="return self - other",
@@ -371,6 +393,7 @@ MUTANTS = [
     Mutant(
         name="value_rtruediv_swapped",
         bug="Value.__rtruediv__ computes self / other, so 2 / x is x / 2",
+        kind="reflected",
         within="Value.__rtruediv__",
         old="return Value(other) / self",
         new="return self / other",
@@ -385,6 +408,7 @@ MUTANTS = [
         name="value_backward_runs_in_discovery_order",
         bug="Value.backward appends a node before its parents (pre-order), so a node can run before all its "
         "consumers have contributed",
+        kind="order",
         within="Value.backward",
         old="""                for p in v._parents:
                     build(p)
@@ -429,6 +453,7 @@ MUTANTS = [
         name="value_backward_no_topological_order",
         bug="Value.backward recurses from the output, running each node's rule as soon as it is reached, "
         "before every consumer has added its contribution",
+        kind="order",
         within="Value.backward",
         old="""        for v in reversed(order):  # walk backwards from the output
             v._backward()""",
@@ -462,6 +487,7 @@ MUTANTS = [
     Mutant(
         name="value_backward_breadth_first",
         bug="Value.backward runs the rules in breadth-first order from the output instead of a topological order",
+        kind="order",
         within="Value.backward",
         old="""        def build(v):  # a topological order: every node after the nodes it was built from
             if id(v) not in seen:
@@ -492,6 +518,7 @@ MUTANTS = [
     Mutant(
         name="value_backward_no_visited_set",
         bug="Value.backward's depth-first search has no visited set, so a shared node runs once per path",
+        kind="visited",
         within="Value.backward",
         old="""            if id(v) not in seen:
                 seen.add(id(v))
@@ -524,6 +551,7 @@ MUTANTS = [
     Mutant(
         name="value_backward_not_reversed",
         bug="Value.backward runs the rules in topological order (inputs first) instead of reversed",
+        kind="order",
         within="Value.backward",
         old="for v in reversed(order):",
         new="for v in order:",
@@ -563,6 +591,7 @@ MUTANTS = [
     Mutant(
         name="value_backward_no_seed",
         bug="Value.backward forgets to seed the output's gradient with 1",
+        kind="seed",
         within="Value.backward",
         old="self.grad += 1.0  # d(output)/d(output) = 1",
         new="pass",
@@ -603,6 +632,7 @@ MUTANTS = [
     Mutant(
         name="value_backward_resets_leaves",
         bug="Value.backward zeroes every node's gradient, leaves included, so leaves do not accumulate",
+        kind="reset",
         within="Value.backward",
         old="""            if v._parents:  # intermediate nodes start from zero on every pass
                 v.grad = 0.0""",
@@ -615,6 +645,7 @@ MUTANTS = [
     Mutant(
         name="value_backward_seeds_before_reset",
         bug="Value.backward seeds the output and then zeroes the intermediates, the output included",
+        kind="reset",
         within="Value.backward",
         old="""        for v in order:
             if v._parents:  # intermediate nodes start from zero on every pass
@@ -664,6 +695,7 @@ MUTANTS = [
     Mutant(
         name="numeric_forward_difference",
         bug="numerical_derivative uses the forward difference (f(x + h) - f(x)) / h",
+        kind="numeric",
         within="numerical_derivative",
         old="return float((f(*up) - f(*down)) / (2 * h))",
         new="return float((f(*up) - f(*args)) / h)",
@@ -676,6 +708,7 @@ MUTANTS = [
     Mutant(
         name="numeric_divides_by_h",
         bug="numerical_derivative divides the central difference by h instead of 2h",
+        kind="numeric",
         within="numerical_derivative",
         old="/ (2 * h)",
         new="/ h",
@@ -688,6 +721,7 @@ MUTANTS = [
     Mutant(
         name="numeric_sign_flipped",
         bug="numerical_derivative computes (f(x - h) - f(x + h)) / (2h)",
+        kind="sign",
         within="numerical_derivative",
         old="(f(*up) - f(*down))",
         new="(f(*down) - f(*up))",
@@ -700,6 +734,7 @@ MUTANTS = [
     Mutant(
         name="numeric_nudges_every_argument",
         bug="numerical_derivative adds h to every argument, not only argument i",
+        kind="argument",
         within="numerical_derivative",
         old="""    up, down = list(args), list(args)
     up[i] += h
@@ -714,6 +749,7 @@ MUTANTS = [
     Mutant(
         name="numeric_modifies_args_in_place",
         bug="numerical_derivative nudges args[i] in the caller's list and never puts it back",
+        kind="in_place",
         within="numerical_derivative",
         old="""    up, down = list(args), list(args)
     up[i] += h
@@ -732,6 +768,7 @@ MUTANTS = [
     Mutant(
         name="numeric_aliases_args",
         bug="numerical_derivative writes up = args (no copy), so the caller's list is changed",
+        kind="in_place",
         within="numerical_derivative",
         old="up, down = list(args), list(args)",
         new="up, down = args, list(args)",
@@ -745,6 +782,7 @@ MUTANTS = [
     Mutant(
         name="softmax_no_max_shift",
         bug="softmax_cross_entropy exponentiates the raw logits, without subtracting the largest",
+        kind="stability",
         within="softmax_cross_entropy",
         old="exps = [(v - m).exp() for v in logits]",
         new="exps = [v.exp() for v in logits]",
@@ -755,6 +793,7 @@ MUTANTS = [
     Mutant(
         name="softmax_shifts_by_min",
         bug="softmax_cross_entropy subtracts the smallest logit instead of the largest",
+        kind="stability",
         within="softmax_cross_entropy",
         old="m = max(v.data for v in logits)",
         new="m = min(v.data for v in logits)",
@@ -765,6 +804,7 @@ MUTANTS = [
     Mutant(
         name="softmax_shifts_by_mean",
         bug="softmax_cross_entropy subtracts the mean logit instead of the largest",
+        kind="stability",
         within="softmax_cross_entropy",
         old="m = max(v.data for v in logits)",
         new="m = sum(v.data for v in logits) / len(logits)",
@@ -775,6 +815,7 @@ MUTANTS = [
     Mutant(
         name="softmax_loss_of_first_probability",
         bug="softmax_cross_entropy takes -log of probs[0] whatever the target",
+        kind="target",
         within="softmax_cross_entropy",
         old="loss = -(probs[target].log())",
         new="loss = -(probs[0].log())",
@@ -787,6 +828,7 @@ MUTANTS = [
     Mutant(
         name="softmax_loss_of_largest_probability",
         bug="softmax_cross_entropy takes -log of the largest probability instead of the target's",
+        kind="target",
         within="softmax_cross_entropy",
         old="loss = -(probs[target].log())",
         new="loss = -(max(probs, key=lambda p: p.data).log())",
@@ -800,6 +842,7 @@ MUTANTS = [
     Mutant(
         name="softmax_loss_missing_minus",
         bug="softmax_cross_entropy returns log p[target] without the minus sign",
+        kind="sign",
         within="softmax_cross_entropy",
         old="loss = -(probs[target].log())",
         new="loss = probs[target].log()",
@@ -814,6 +857,7 @@ MUTANTS = [
     Mutant(
         name="softmax_total_counts_first_twice",
         bug="softmax_cross_entropy starts the total at exps[0] and then adds every exp, exps[0] included",
+        kind="normalisation",
         within="softmax_cross_entropy",
         old="for e in exps[1:]:",
         new="for e in exps:",
@@ -828,6 +872,7 @@ MUTANTS = [
     Mutant(
         name="softmax_total_detached",
         bug="softmax_cross_entropy divides by total.data, a plain number, so no gradient flows through the sum",
+        kind="detached",
         within="softmax_cross_entropy",
         old="probs = [e / total for e in exps]",
         new="probs = [e / total.data for e in exps]",
@@ -845,6 +890,7 @@ MUTANTS = [
     Mutant(
         name="matmul_dx_missing_transpose",
         bug="matmul_grads computes dX = dY @ W, without transposing W",
+        kind="transpose",
         within="matmul_grads",
         old="return dY @ W.T, X.T @ dY",
         new="return dY @ W, X.T @ dY",
@@ -858,6 +904,7 @@ MUTANTS = [
     Mutant(
         name="matmul_dw_missing_transpose",
         bug="matmul_grads computes dW = X @ dY, without transposing X",
+        kind="transpose",
         within="matmul_grads",
         old="return dY @ W.T, X.T @ dY",
         new="return dY @ W.T, X @ dY",
@@ -871,6 +918,7 @@ MUTANTS = [
     Mutant(
         name="matmul_dw_factors_swapped",
         bug="matmul_grads computes dW = dY^T @ X, the factors in the wrong order (the transpose of dW)",
+        kind="transpose",
         within="matmul_grads",
         old="return dY @ W.T, X.T @ dY",
         new="return dY @ W.T, dY.T @ X",
@@ -884,6 +932,7 @@ MUTANTS = [
     Mutant(
         name="matmul_dx_factors_swapped",
         bug="matmul_grads computes dX = W @ dY^T, the factors in the wrong order (the transpose of dX)",
+        kind="transpose",
         within="matmul_grads",
         old="return dY @ W.T, X.T @ dY",
         new="return W @ dY.T, X.T @ dY",
@@ -897,6 +946,7 @@ MUTANTS = [
     Mutant(
         name="matmul_returns_dw_first",
         bug="matmul_grads returns (dW, dX) instead of (dX, dW)",
+        kind="results_order",
         within="matmul_grads",
         old="return dY @ W.T, X.T @ dY",
         new="return X.T @ dY, dY @ W.T",
@@ -910,6 +960,7 @@ MUTANTS = [
     Mutant(
         name="matmul_dw_averaged_over_rows",
         bug="matmul_grads divides dW by the number of rows n, as if the loss were a mean",
+        kind="factor",
         within="matmul_grads",
         old="return dY @ W.T, X.T @ dY",
         new="return dY @ W.T, X.T @ dY / len(X)",
@@ -925,6 +976,7 @@ MUTANTS = [
     Mutant(
         name="fit_line_loss_is_a_sum",
         bug="fit_line's loss is the sum of squared errors, not their mean",
+        kind="factor",
         within="fit_line",
         old="        loss = loss * (1.0 / len(xs))\n",
         new="",
@@ -945,6 +997,7 @@ MUTANTS = [
     Mutant(
         name="fit_line_records_after_update",
         bug="fit_line appends the row after updating w and b, so each row pairs a loss with the next step's w, b",
+        kind="loop",
         within="fit_line",
         old="""        history.append((step, loss.data, w.data, b.data))
         w.data -= lr * w.grad
@@ -961,6 +1014,7 @@ MUTANTS = [
     Mutant(
         name="fit_line_one_step_short",
         bug="fit_line loops over range(steps), so the last evaluation (step steps) is missing",
+        kind="loop",
         within="fit_line",
         old="for step in range(steps + 1):",
         new="for step in range(steps):",
@@ -981,6 +1035,7 @@ MUTANTS = [
     Mutant(
         name="fit_line_steps_numbered_from_one",
         bug="fit_line numbers the rows 1 to steps instead of 0 to steps",
+        kind="loop",
         within="fit_line",
         old="for step in range(steps + 1):",
         new="for step in range(1, steps + 1):",
@@ -1001,6 +1056,7 @@ MUTANTS = [
     Mutant(
         name="fit_line_always_zeroes",
         bug="fit_line clears the gradients whatever zero_grad says",
+        kind="reset",
         within="fit_line",
         old="if zero_grad:",
         new="if True:",
@@ -1011,6 +1067,7 @@ MUTANTS = [
     Mutant(
         name="fit_line_never_zeroes",
         bug="fit_line never clears the gradients, whatever zero_grad says",
+        kind="reset",
         within="fit_line",
         old="""        if zero_grad:
             w.grad = 0.0  # clear old gradients before each backward pass
@@ -1033,6 +1090,7 @@ MUTANTS = [
     Mutant(
         name="fit_line_zeroes_after_backward",
         bug="fit_line clears the gradients after backward() instead of before, so every update is zero",
+        kind="reset",
         within="fit_line",
         old="""        if zero_grad:
             w.grad = 0.0  # clear old gradients before each backward pass
@@ -1058,6 +1116,7 @@ MUTANTS = [
     Mutant(
         name="fit_line_zero_grad_default_false",
         bug="fit_line's zero_grad defaults to False",
+        kind="reset",
         within="fit_line",
         old="zero_grad=True",
         new="zero_grad=False",
@@ -1077,6 +1136,7 @@ MUTANTS = [
     Mutant(
         name="fit_line_b_uses_w_gradient",
         bug="fit_line updates b with w's gradient",
+        kind="loop",
         within="fit_line",
         old="b.data -= lr * b.grad",
         new="b.data -= lr * w.grad",
@@ -1097,6 +1157,7 @@ MUTANTS = [
     Mutant(
         name="fit_line_gradient_ascent",
         bug="fit_line moves w and b along the gradient (+=) instead of against it",
+        kind="sign",
         within="fit_line",
         old="""        w.data -= lr * w.grad
         b.data -= lr * b.grad""",
@@ -1119,6 +1180,7 @@ MUTANTS = [
     Mutant(
         name="fit_line_restarts_from_zero_each_step",
         bug="fit_line creates w and b inside the loop, so every step starts again from w = b = 0",
+        kind="loop",
         within="fit_line",
         old="""    w, b = Value(0.0), Value(0.0)
     history = []
@@ -1143,6 +1205,7 @@ MUTANTS = [
     Mutant(
         name="fit_line_loss_accumulates_across_steps",
         bug="fit_line starts the loss at Value(0.0) once, before the loop, so each step's loss adds onto the last",
+        kind="loop",
         within="fit_line",
         old="""    for step in range(steps + 1):
         loss = Value(0.0)""",
@@ -1165,6 +1228,7 @@ MUTANTS = [
     Mutant(
         name="fit_line_rows_hold_values",
         bug="fit_line stores the Value objects in its rows instead of their float data",
+        kind="type",
         within="fit_line",
         old="history.append((step, loss.data, w.data, b.data))",
         new="history.append((step, loss, w, b))",
@@ -1188,6 +1252,7 @@ MUTANTS = [
     Mutant(
         name="ceiling_uses_the_trace",
         bug="max_stable_lr divides 2 by the Hessian's trace instead of its largest eigenvalue",
+        kind="eigenvalue",
         within="max_stable_lr",
         old="np.linalg.eigvalsh(hessian).max()",
         new="np.trace(hessian)",
@@ -1199,6 +1264,7 @@ MUTANTS = [
     Mutant(
         name="ceiling_smallest_eigenvalue",
         bug="max_stable_lr takes eigvalsh(...)[0], the smallest eigenvalue (eigvalsh sorts ascending)",
+        kind="eigenvalue",
         within="max_stable_lr",
         old="np.linalg.eigvalsh(hessian).max()",
         new="np.linalg.eigvalsh(hessian)[0]",
@@ -1210,6 +1276,7 @@ MUTANTS = [
     Mutant(
         name="ceiling_largest_diagonal_entry",
         bug="max_stable_lr takes the Hessian's largest diagonal entry as the curvature, ignoring how w and b couple",
+        kind="eigenvalue",
         within="max_stable_lr",
         old="np.linalg.eigvalsh(hessian).max()",
         new="np.diag(hessian).max()",
@@ -1221,6 +1288,7 @@ MUTANTS = [
     Mutant(
         name="ceiling_forgets_2_over_n",
         bug="max_stable_lr leaves out the factor 2/n of the mean squared error's Hessian",
+        kind="factor",
         within="max_stable_lr",
         old="hessian = (2.0 / n) * np.array(",
         new="hessian = np.array(",
@@ -1232,6 +1300,7 @@ MUTANTS = [
     Mutant(
         name="ceiling_1_over_n",
         bug="max_stable_lr scales the Hessian by 1/n, forgetting the 2 from differentiating the square",
+        kind="factor",
         within="max_stable_lr",
         old="hessian = (2.0 / n) * np.array(",
         new="hessian = (1.0 / n) * np.array(",
@@ -1243,6 +1312,7 @@ MUTANTS = [
     Mutant(
         name="ceiling_one_over_lambda",
         bug="max_stable_lr returns 1 / lambda_max instead of 2 / lambda_max",
+        kind="factor",
         within="max_stable_lr",
         old="return float(2.0 / np.linalg",
         new="return float(1.0 / np.linalg",
@@ -1254,6 +1324,7 @@ MUTANTS = [
     Mutant(
         name="ceiling_bb_entry_one",
         bug="max_stable_lr puts 1 instead of n in the Hessian's b-b entry",
+        kind="eigenvalue",
         within="max_stable_lr",
         old="[np.sum(x), n]]",
         new="[np.sum(x), 1]]",
