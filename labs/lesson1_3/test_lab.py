@@ -6,7 +6,8 @@ before comparing, and compute expected numbers with the kit's own trusted code
 (grader.testing), never with the functions the student writes.
 
 The expected figures are the lesson's; where the lesson prints a rounded figure, the
-full-precision value from the reference is pinned next to it.
+full-precision value from the reference is pinned next to it. When a number is wrong, the hint
+names the bug it points to (labs/lesson1_3/diagnoses.py), or no bug when it cannot tell.
 
 Run them with ``make lab LAB=lesson1_3`` or ``IMPL=ref pytest labs/lesson1_3/test_lab.py``.
 """
@@ -18,6 +19,7 @@ import pytest
 
 from grader import under_test
 from grader.testing import (
+    LabCheckFailure,
     SpecScalar,
     as_array,
     as_float,
@@ -28,14 +30,11 @@ from grader.testing import (
     graded,
     numerical_gradient,
 )
+from labs.lesson1_3 import diagnoses
 
 lab = under_test("lesson1_3")
 
 ACCUMULATE = "add each contribution with +=: a number used twice receives the sum of both uses"
-TOPOLOGICAL = (
-    "backward() must run a node's rule only after every node that uses it has run its own: "
-    "build a topological order (each node once, after the nodes it was built from) and walk it in reverse"
-)
 XS = [0.0, 1.0, 2.0, 3.0]
 YS = [1.0, 3.0, 5.0, 7.0]  # exactly y = 2x + 1
 NOISY_YS = [1.2, 2.7, 5.3, 6.9]
@@ -43,6 +42,15 @@ NOISY_YS = [1.2, 2.7, 5.3, 6.9]
 
 def grads(*values):
     return [as_float(v.grad, f"input {i}'s .grad") for i, v in enumerate(values)]
+
+
+def expect_diagnosed(got, expected, what: str, diagnose, fallback: str = "", **tolerances):
+    """expect_close, whose hint on a failure is the bug ``diagnose()`` recognises (worked out only
+    then: it may probe the code under test), else ``fallback``, else the test's own hint."""
+    try:
+        expect_close(got, expected, what, **tolerances)
+    except LabCheckFailure as failure:
+        fail(failure.message, diagnose() or fallback)
 
 
 def spec_derivative(f, at):
@@ -78,7 +86,13 @@ def test_engine_reproduces_the_lessons_graph():
     f = (a * b + c) * lab.Value(-2.0)
     f.backward()
     expect_close(as_float(f.data, "f.data"), -8.0, "f = (a*b + c) * (-2)")
-    expect_close(grads(a, b, c), [6.0, -4.0, -2.0], "(df/da, df/db, df/dc) for f = (a*b + c) * (-2)")
+    got = grads(a, b, c)
+    expect_diagnosed(
+        got,
+        [6.0, -4.0, -2.0],
+        "(df/da, df/db, df/dc) for f = (a*b + c) * (-2)",
+        lambda: diagnoses.lessons_graph(lab.Value, f, got, 2.0, -3.0, 10.0),
+    )
 
 
 def shared_node(x):
@@ -98,7 +112,7 @@ REPEATED = {
 }
 
 
-@graded(task="engine", points=4, hint=ACCUMULATE)
+@graded(task="engine", points=4, hint="a number used twice receives the sum of the contributions of both uses")
 def test_engine_adds_the_contributions_of_a_repeated_number():
     x = lab.Value(3.0)
     y = x * x + x * 2
@@ -106,22 +120,27 @@ def test_engine_adds_the_contributions_of_a_repeated_number():
     expect_close(as_float(y.data, "y.data"), 15.0, "y = x*x + 2x at x = 3")
     got = as_float(x.grad, "x.grad")
     if got != 8.0:
-        why = {2.0: "only the 2x term's contribution arrived", 3.0: "only one factor of x*x contributed"}
+        why = {
+            2.0: "only the 2x term's contribution arrived",
+            3.0: "x.grad is 3, the contribution of one side of x*x alone: a later rule replaced what the "
+            "earlier ones had added (`=` instead of `+=`)",
+        }
         fail(f"y = x*x + 2x at x = 3: expected dy/dx = 2x + 2 = 8.0, got {got:g}", why.get(got, ACCUMULATE))
     for text, (f, op) in REPEATED.items():
         x = lab.Value(0.8)
-        y = f(x)
-        y.backward()
+        with diagnoses.plain_numbers(lab.Value, f"y = {text} at x = 0.8"):
+            y = f(x)
+            y.backward()
         expect_close(as_float(y.data, f"({text}).data"), f(SpecScalar(0.8)).data, f"y = {text} at x = 0.8")
         got, expected = as_float(x.grad, "x.grad"), spec_derivative(f, 0.8)
         if not math.isclose(got, expected, rel_tol=1e-4, abs_tol=1e-6):
+            said = f"y = {text} at x = 0.8: expected dy/dx = {expected:.6f}, got {got:.6f}"
             if op is None:
-                hint = f"u is an intermediate node used twice; {TOPOLOGICAL}"
-            else:
-                hint = f"{op}'s backward rule must add with += too: a number used twice receives the sum of both uses"
-                if op in SCALAR_CASES:
-                    hint += f" (if test_engine_operations[{op}] fails as well, fix that rule first)"
-            fail(f"y = {text} at x = 0.8: expected dy/dx = {expected:.6f}, got {got:.6f}", hint)
+                fail(said, diagnoses.shared_node(got, expected))
+            alone = diagnoses.rule_alone(lab.Value, op, 0.8)  # a wrong rule, not the adding up, if it fails alone
+            if alone is not None:
+                fail(f"{said}; {alone[0]}", alone[1])
+            fail(said, f"{op}'s backward rule must add with += too: a number used twice receives the sum of both uses")
 
 
 NEURON = [-3.0, 1.0, 6.8814, 2.0, 0.0]  # w1, w2, bias, x1, x2
@@ -145,36 +164,48 @@ def test_engine_neuron_matches_finite_differences_to_six_places():
             fail(f"the neuron's d out/d {name}: the numerical estimate is {e:.6f}, your engine gives {g:.7f}")
 
 
-UPSTREAM = "multiply the local derivative by out.grad, the gradient arriving from above (the chain rule)"
+UPSTREAM = "times the gradient arriving from above"
 
 # Each operation sits under a factor 3 or another operation, so its rule must use out.grad.
 SCALAR_CASES = {
-    "exp": (lambda x: x.exp() * 3.0, [0.7], f"exp's local derivative is exp(x), its own output; {UPSTREAM}"),
-    "log": (lambda x: x.log() * 3.0, [1.3], f"log's local derivative is 1/x, x being the input; {UPSTREAM}"),
-    "tanh": (lambda x: x.tanh() * 3.0, [-0.4], f"tanh's local derivative is 1 - t*t with t = tanh(x); {UPSTREAM}"),
+    "exp": (lambda x: x.exp() * 3.0, [0.7], f"exp's local derivative is exp(x), its own output, {UPSTREAM}"),
+    "log": (lambda x: x.log() * 3.0, [1.3], f"log's local derivative is 1/x, x being the input, {UPSTREAM}"),
+    "tanh": (lambda x: x.tanh() * 3.0, [-0.4], f"tanh's local derivative is 1 - t*t with t = tanh(x), {UPSTREAM}"),
     "pow": (lambda x: x**3 + x**-1, [1.7], "x**k has the local derivative k * x**(k - 1)"),
     "neg_sub": (lambda a, b: -a - b, [1.5, -0.7], "-a is a * -1 and a - b is a + (-b): both stay in the graph"),
     "div": (lambda a, b: a / b, [1.5, -0.7], "a / b is a * b**-1, so d(a/b)/db = -a / b**2"),
     "numbers_on_the_left": (
         lambda a, b: 2.0 - a * b + 3.0 / a + 1.0 + 4.0 * b,
         [1.5, -0.7],
-        "a reflected operator gets the number as `other`: 2 - x is other - self, 2 / x is other / self",
+        "the value is right, so each number sits where it belongs: check the backward rules of 2 - x, 3 / x and x + 1",
     ),
     "numbers_on_the_right": (
         lambda a, b: (a - 2.0) / 4.0 + b * 0.5,
         [1.5, -0.7],
-        "wrap a plain number in a Value before using its .data",
+        "the value is right: check the backward rules of x - 2, x / 4 and x * 0.5",
     ),
 }
 
 
 @pytest.mark.parametrize("case", list(SCALAR_CASES))
-@graded(task="engine", points=1, hint="each operation's backward rule adds local derivative times out.grad")
+@graded(
+    task="engine",
+    points=1,
+    hint="each operation's backward rule adds its local derivative times the gradient from above",
+)
 def test_engine_operations(case):
     f, inputs, hint = SCALAR_CASES[case]
-    got = as_float(f(*[lab.Value(v) for v in inputs]).data, f"Value {case}: the result's .data")
+    with diagnoses.plain_numbers(lab.Value, f"Value {case} at {inputs}"):
+        got = as_float(f(*[lab.Value(v) for v in inputs]).data, f"Value {case}: the result's .data")
     expected = f(*[SpecScalar(v) for v in inputs]).data
-    expect_close(got, expected, f"Value {case}: forward value at {inputs}", atol=1e-10, hint=hint)
+    expect_close(
+        got,
+        expected,
+        f"Value {case}: forward value at {inputs}",
+        atol=1e-10,
+        hint=diagnoses.forward_value(lab.Value, f, inputs, got)
+        or "the forward value is wrong: fix it before the gradients",
+    )
     check_scalar_gradients(lab.Value, f, inputs, f"Value {case}", hint=hint)
 
 
@@ -185,11 +216,12 @@ def test_engine_relu(at):
     y = x.relu()
     y.backward()
     expect_close(as_float(y.data, "relu(x).data"), max(at, 0.0), f"relu({at:g})")
+    got = as_float(x.grad, "x.grad")
     expect_close(
-        as_float(x.grad, "x.grad"),
+        got,
         1.0 if at > 0 else 0.0,
         f"d relu(x)/dx at x = {at:g}",
-        hint="the gradient passes only where x > 0 (strictly: at x = 0 it is 0), and it is out.grad, not out.data",
+        hint=diagnoses.relu_gradient(at, got) or "the gradient passes only where x > 0 (strictly: at x = 0 it is 0)",
     )
     if at != 0.0:  # at the kink the central difference straddles both sides and gives 0.5
         expect_close(central(lambda v: max(v, 0.0), [at], 0), 1.0 if at > 0 else 0.0, "the central difference")
@@ -198,17 +230,18 @@ def test_engine_relu(at):
 @graded(
     task="engine",
     points=3,
-    hint="backward() adds into a leaf's .grad and never resets it (only clearing by hand does): "
-    "a leaf used by two graphs collects the gradients of both passes",
+    hint="backward() adds into a leaf's .grad: a leaf used by two graphs collects the gradients of both passes",
 )
 def test_engine_leaf_gradients_add_up_across_backward_passes():
     x, w = lab.Value(3.0), lab.Value(-2.0)
     (x * w).backward()  # dx = w = -2, dw = x = 3
     (x * x + w).backward()  # a new graph on the same leaves: dx = 2x = 6, dw = 1
+    got = grads(x, w)
     expect_close(
-        grads(x, w),
+        got,
         [4.0, 4.0],
         "(x.grad, w.grad) after (x*w).backward() then (x*x + w).backward(): (-2 + 6, 3 + 1)",
+        hint=diagnoses.leaf_passes(got, [6.0, 1.0]),
     )
 
 
@@ -237,20 +270,41 @@ def test_numerical_derivative_is_central():
     for h in (1e-6, 1e-3):
         got = as_float(lab.numerical_derivative(cube, [2.0], 0, h=h), f"numerical_derivative(x**3, [2], 0, h={h})")
         expected = ((2.0 + h) ** 3 - (2.0 - h) ** 3) / (2 * h)  # 12 + h**2, while a forward difference is 12 + 6h
-        expect_close(got, expected, f"the derivative of x**3 at 2 with h = {h}", atol=1e-9, rtol=0)
+        expect_close(
+            got,
+            expected,
+            f"the derivative of x**3 at 2 with h = {h}",
+            atol=1e-9,
+            rtol=0,
+            hint=diagnoses.difference_quotient(cube, 2.0, h, got)
+            or "the central difference is (f(x + h) - f(x - h)) / (2h)",
+        )
     default = as_float(lab.numerical_derivative(cube, [2.0], 0), "numerical_derivative without h")
     expect_close(default, 12.0, "the derivative of x**3 at 2 with the default h = 1e-6", atol=1e-8, rtol=0)
 
 
-@graded(task="numeric", points=3, hint="nudge only argument i, on copies: the caller's list must not change")
+@graded(task="numeric", points=3, hint="numerical_derivative(f, args, i) moves args[i] by ±h, on copies of args")
 def test_numerical_derivative_picks_argument_i_and_leaves_args_alone():
     args = list(NEURON)
+    estimates = []
     for i in range(5):
-        got = as_float(lab.numerical_derivative(neuron, args, i), f"numerical_derivative(neuron, args, {i})")
+        estimates.append(
+            as_float(lab.numerical_derivative(neuron, args, i), f"numerical_derivative(neuron, args, {i})")
+        )
         if args != NEURON:
-            fail(f"numerical_derivative(neuron, args, {i}) changed the caller's args: {NEURON} became {args}")
+            fail(
+                f"numerical_derivative(neuron, args, {i}) changed the caller's args: {NEURON} became {args}",
+                diagnoses.changed_args(NEURON, args, i, 1e-6) or "nudge copies: the caller's list must not change",
+            )
+    hint = diagnoses.nudged_every_argument(neuron, NEURON, 1e-6, estimates)
+    for i, got in enumerate(estimates):
         expect_close(
-            got, central(neuron, NEURON, i), f"the neuron's derivative with respect to argument {i}", atol=1e-9, rtol=0
+            got,
+            central(neuron, NEURON, i),
+            f"the neuron's derivative with respect to argument {i}",
+            atol=1e-9,
+            rtol=0,
+            hint=hint or "move args[i] by ±h, and no other argument",
         )
 
 
@@ -282,32 +336,37 @@ def run_softmax(logits, target):
     return got_probs, got_loss, np.array(grads(*values))
 
 
-@graded(task="softmax", points=6, hint="probabilities are exp(z - max) / their sum; the loss is -log p[target]")
+SOFTMAX = "probabilities are exp(z - max) divided by their sum; the gradient of the logits is p - one_hot"
+
+
+@graded(
+    task="softmax",
+    points=6,
+    hint="probabilities are exp(z - max) divided by their sum, the loss -log of the right class's probability",
+)
 def test_softmax_reproduces_the_lesson():
     probs, loss, gradient = run_softmax([2.0, 1.0, 0.1], 0)
-    expect_close(probs.round(4), [0.659, 0.2424, 0.0986], "probabilities, to 4 places", atol=1e-12)
-    expect_close(round(loss, 4), 0.417, "loss, to 4 places", atol=1e-12)
-    expect_close(gradient.round(4), [-0.341, 0.2424, 0.0986], "gradient of the logits, to 4 places", atol=1e-12)
+    hint = diagnoses.softmax_result([2.0, 1.0, 0.1], 0, probs, loss, gradient) or SOFTMAX
+    expect_close(probs.round(4), [0.659, 0.2424, 0.0986], "probabilities, to 4 places", atol=1e-12, hint=hint)
+    expect_close(round(loss, 4), 0.417, "loss, to 4 places", atol=1e-12, hint=hint)
+    expect_close(
+        gradient.round(4), [-0.341, 0.2424, 0.0986], "gradient of the logits, to 4 places", atol=1e-12, hint=hint
+    )
     expected = softmax([2.0, 1.0, 0.1])
-    expect_close(probs, expected, "probabilities", rtol=1e-9)
-    expect_close(loss, -math.log(expected[0]), "loss", rtol=1e-9)
+    expect_close(probs, expected, "probabilities", rtol=1e-9, hint=hint)
+    expect_close(loss, -math.log(expected[0]), "loss", rtol=1e-9, hint=hint)
 
 
 @pytest.mark.parametrize("target", [0, 3, 4])
-@graded(task="softmax", points=2, hint="the gradient is the probabilities minus the one-hot target")
+@graded(task="softmax", points=2, hint=SOFTMAX)
 def test_softmax_gradient_is_probabilities_minus_one_hot(target):
     logits = list(np.random.default_rng(target).normal(size=5) * 2.0)
     probs, loss, gradient = run_softmax(logits, target)
+    hint = diagnoses.softmax_result(logits, target, probs, loss, gradient) or SOFTMAX
     expected = softmax(logits)
-    expect_close(probs, expected, f"probabilities of 5 logits, target {target}", rtol=1e-9)
-    expect_close(
-        loss,
-        -math.log(expected[target]),
-        f"loss -log p[{target}] for target {target}",
-        rtol=1e-9,
-        hint="the loss is -log of the probability of the target, probs[target]",
-    )
-    expect_close(gradient, expected - np.eye(5)[target], "gradient of the logits", atol=1e-12, rtol=1e-9)
+    expect_close(probs, expected, f"probabilities of 5 logits, target {target}", rtol=1e-9, hint=hint)
+    expect_close(loss, -math.log(expected[target]), f"loss -log p[{target}] for target {target}", rtol=1e-9, hint=hint)
+    expect_close(gradient, expected - np.eye(5)[target], "gradient of the logits", atol=1e-12, rtol=1e-9, hint=hint)
 
 
 @graded(
@@ -343,10 +402,17 @@ def numeric_matmul_grads(X, W, T):
     return numerical_gradient(lambda x: loss(x, W), X), numerical_gradient(lambda w: loss(X, w), W)
 
 
+SHAPES = "dX = dY W^T has X's shape (n, d); dW = X^T dY has W's shape (d, k)"
+
+
 @pytest.mark.parametrize(
     "shape", [(4, 3, 2), (5, 3, 6), (2, 4, 4), (1, 5, 3)], ids=["lesson_4x3x2", "5x3x6", "2x4x4", "1x5x3"]
 )
-@graded(task="matmul", points=2.5, hint="dX = dY W^T has X's shape (n, d); dW = X^T dY has W's shape (d, k)")
+@graded(
+    task="matmul",
+    points=2.5,
+    hint=f"numpy refusing the shapes of a product means one of its operands needs transposing: {SHAPES}",
+)
 def test_matmul_grads_match_the_numerical_check(shape):
     n, d, k = shape
     rng = np.random.default_rng(0)
@@ -356,14 +422,18 @@ def test_matmul_grads_match_the_numerical_check(shape):
     if not isinstance(result, tuple) or len(result) != 2:
         fail(f"matmul_grads should return a tuple (dX, dW), got {type(result).__name__}")
     dX, dW = as_array(result[0], "dX"), as_array(result[1], "dW")
-    expect_shape(dX.shape, (n, d), "dX")
-    expect_shape(dW.shape, (d, k), "dW")
+    hint = diagnoses.matmul_result(X, W, dY, dX, dW)
+    expect_shape(dX.shape, (n, d), "dX", hint=hint or SHAPES)
+    expect_shape(dW.shape, (d, k), "dW", hint=hint or SHAPES)
     numeric_dX, numeric_dW = numeric_matmul_grads(X, W, T)
     # The lesson measures 1.9e-9 between dW and the numerical check on its (4, 3, 2) problem.
     for name, got, expected in (("dW", dW, numeric_dW), ("dX", dX, numeric_dX)):
         worst = float(np.abs(got - expected).max())
         if worst > 1e-8:
-            fail(f"{name} for X {X.shape} @ W {W.shape}: differs from the numerical check by {worst:.2e} (over 1e-8)")
+            fail(
+                f"{name} for X {X.shape} @ W {W.shape}: differs from the numerical check by {worst:.2e} (over 1e-8)",
+                hint or SHAPES,
+            )
 
 
 # ---------------------------------------------------------------------------
@@ -388,9 +458,12 @@ def rows(xs, ys, lr, steps, **kwargs):
     if not isinstance(result, list):
         fail(f"fit_line should return a list of rows, got {type(result).__name__}")
     if len(result) != steps + 1:
+        numbers = [
+            row[0] if isinstance(row, tuple) and row and type(row[0]) is int else None for row in result[: steps + 2]
+        ]
         fail(
-            f"fit_line(..., steps={steps}) should return {steps + 1} rows (steps 0 to {steps}), got {len(result)}",
-            "evaluate the loss at step 0 too, and at the last step",
+            f"fit_line(..., steps={steps}) gave {len(result)} rows; it should give {steps + 1} (steps 0 to {steps})",
+            diagnoses.row_numbers(numbers, steps) or "evaluate the loss at step 0 too, and at the last step",
         )
     checked = []
     for index, row in enumerate(result):
@@ -414,15 +487,28 @@ def rows(xs, ys, lr, steps, **kwargs):
     "record w and b before updating them",
 )
 def test_fit_line_reproduces_the_lessons_table():
+    first = rows(XS, YS, 0.05, 2)  # two steps first: where most bugs show, and cheap to run again in a probe
+    _, _, got_w, got_b = first[0]
+    if (got_w, got_b) != (0.0, 0.0):
+        fail(
+            f"row 0 should hold the starting w = b = 0, got w = {got_w}, b = {got_b}",
+            "append the row before the update, with the values the loss was computed from",
+        )
+    right = [TABLE[step] for step in range(3)]
+    for step in range(3):
+        expect_diagnosed(
+            first[step][1:],
+            right[step],
+            f"step {step}: (loss, w, b)",
+            lambda: diagnoses.first_rows(
+                first, right, NO_ZEROING[2], len(XS), lambda zero_grad: rows(XS, YS, 0.05, 2, zero_grad=zero_grad)
+            ),
+            atol=1e-12,
+            rtol=1e-6,
+        )
     got = rows(XS, YS, 0.05, 200)
-    for step, (loss, w, b) in TABLE.items():
-        _, got_loss, got_w, got_b = got[step]
-        if step == 0 and (got_w, got_b) != (0.0, 0.0):
-            fail(
-                f"row 0 should hold the starting w = b = 0, got w = {got_w}, b = {got_b}",
-                "append the row before the update, with the values the loss was computed from",
-            )
-        expect_close([got_loss, got_w, got_b], [loss, w, b], f"step {step}: (loss, w, b)", atol=1e-12, rtol=1e-6)
+    for step, expected in TABLE.items():
+        expect_close(got[step][1:], expected, f"step {step}: (loss, w, b)", atol=1e-12, rtol=1e-6)
 
 
 @graded(task="descent", points=6, hint="exercise 3: noise leaves a floor; the fit is the least-squares line")
@@ -451,12 +537,19 @@ NO_ZEROING = {
 }
 
 
-@graded(task="descent", points=6, hint="exercise 5: with zero_grad=False never reset w.grad and b.grad")
+@graded(task="descent", points=6, hint="exercise 5: with zero_grad=False the gradients add up from step to step")
 def test_fit_line_without_zeroing_keeps_overshooting():
     got = rows(XS, YS, 0.05, 200, zero_grad=False)
     expect_close(got[1][1:], TABLE[1], "without zeroing, step 1 equals the zeroed run's", atol=1e-12, rtol=1e-6)
+    shared = [2, 50, 200]  # steps of both tables
+
+    def zeroed_anyway():
+        return diagnoses.without_zeroing([got[step][1:] for step in shared], [TABLE[step] for step in shared])
+
     for step, expected in NO_ZEROING.items():
-        expect_close(got[step][1:], expected, f"without zeroing, step {step}: (loss, w, b)", atol=1e-12, rtol=1e-6)
+        expect_diagnosed(
+            got[step][1:], expected, f"without zeroing, step {step}: (loss, w, b)", zeroed_anyway, atol=1e-12, rtol=1e-6
+        )
     losses = [row[1] for row in got]
     lowest = int(np.argmin(losses))
     if lowest != 78 or max(losses[100:]) < 19:
@@ -478,13 +571,16 @@ def ceiling(xs):
     return 2 / float(np.linalg.eigvalsh(hessian)[-1])
 
 
+CEILING_INPUTS = (XS, [-1.0, 0.5, 2.0, 4.5], [10.0, 11.0, 12.5])
+
+
 @graded(task="ceiling", points=4, hint="2 divided by the LARGEST eigenvalue of the Hessian (2/n)[[Σx², Σx], [Σx, n]]")
 def test_max_stable_lr():
-    got = as_float(lab.max_stable_lr(list(XS)), "max_stable_lr(xs)")
-    expect_close(round(got, 3), 0.238, "the lesson's ceiling, to 3 places", atol=1e-12)
-    for xs in (XS, [-1.0, 0.5, 2.0, 4.5], [10.0, 11.0, 12.5]):
-        got = as_float(lab.max_stable_lr(list(xs)), f"max_stable_lr({xs})")
-        expect_close(got, ceiling(xs), f"max_stable_lr({xs})", rtol=1e-9)
+    got = [as_float(lab.max_stable_lr(list(xs)), f"max_stable_lr({xs})") for xs in CEILING_INPUTS]
+    hint = diagnoses.ceiling(CEILING_INPUTS, got) or "the ceiling is 2 / λ, λ the steepest curvature of the loss"
+    expect_close(round(got[0], 3), 0.238, "the lesson's ceiling, to 3 places", atol=1e-12, hint=hint)
+    for xs, one in zip(CEILING_INPUTS, got, strict=True):
+        expect_close(one, ceiling(xs), f"max_stable_lr({xs})", rtol=1e-9, hint=hint)
 
 
 # The lesson's learning-rate table: the loss of the 100th evaluation (after 99 updates).
