@@ -426,7 +426,7 @@ def first_rows(got, right, never_zeroed, n: int, rerun) -> str:
     if near([w1, b1], [-right[1][1], -right[1][2]]):
         return "w and b moved up the gradient: the update has the wrong sign; subtract lr times the gradient"
     if near(w1, right[1][1]) and near(b1, w1) and not near(right[1][2], w1):
-        return "b moved exactly as far as w: b was updated with w's gradient; update b with b.grad"
+        return "b moved exactly as far as w: the loop updates b with w's gradient; update b with b.grad"
     if near([w1, b1], right[1][1:]) and near(loss1, loss0 / n + right[1][0]):
         return (
             f"step 1's loss is step 0's / {n} plus the right one: the loss carries over from one step to the "
