@@ -43,8 +43,11 @@ def _graded(lab_id: str, index: int, folder) -> dict:
     members = _members(lab_id, index)
     folder.mkdir(parents=True, exist_ok=True)
     impls = []
-    for mutant in members:
-        path = folder / f"{mutant.name}.py"
+    for number, mutant in enumerate(members):
+        # Named as a student's file is, not after the bug: a message that quotes the file's name
+        # (starter.py:42 in backward) must not name the bug by it.
+        path = folder / f"{number:03d}" / "starter.py"
+        path.parent.mkdir(exist_ok=True)
         path.write_text(apply(reference_source(lab_id), mutant), encoding="utf-8")
         impls.append(Implementation("submission", path))
     lab = labs.get(lab_id)

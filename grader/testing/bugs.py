@@ -67,8 +67,8 @@ BUGS = _bugs(
     ),
     Bug("guard", "the `requires_grad` test of the wrong operand", r"requires_grad` test"),
     Bug("reshape_back", "the gradient not reshaped back to the input's shape", r"reshaped? (the gradient )?back"),
-    Bug("arguments", "a form of call the handout allows refused", r"form of call|must also accept one tuple"),
-    Bug("argument", "every argument nudged, not argument i alone", r"nudged every argument|argument i alone"),
+    Bug("call_form", "a form of call the handout allows refused", r"form of call|must also accept one tuple"),
+    Bug("nudge", "every argument nudged, not argument i alone", r"nudged every argument|argument i alone"),
     Bug("normalisation", "probabilities that do not sum to 1", r"probabilities sum to"),
     Bug("results_order", "the results returned in the wrong order", r"\(dW, dX\)"),
 )

@@ -140,7 +140,10 @@ def test_engine_adds_the_contributions_of_a_repeated_number():
             alone = diagnoses.rule_alone(lab.Value, op, 0.8)  # a wrong rule, not the adding up, if it fails alone
             if alone is not None:
                 fail(f"{said}; {alone[0]}", alone[1])
-            fail(said, f"{op}'s backward rule must add with += too: a number used twice receives the sum of both uses")
+            fail(
+                said,
+                f"{op}'s backward rule uses `=` instead of `+=`: a number used twice receives the sum of both uses",
+            )
 
 
 NEURON = [-3.0, 1.0, 6.8814, 2.0, 0.0]  # w1, w2, bias, x1, x2

@@ -1035,7 +1035,7 @@ MUTANTS = [
     ),
     Mutant(
         name="reshape_rejects_a_tuple",
-        kind="arguments",
+        kind="call_form",
         bug="Tensor.reshape passes its arguments on as they are, so reshape((2, 3)) fails",
         within="Tensor.reshape",
         old="""        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):

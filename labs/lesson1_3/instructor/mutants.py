@@ -324,6 +324,7 @@ MUTANTS = [
         name="value_neg_detached",
         bug="Value.__neg__ returns a fresh Value(-x), outside the graph",
         kind="detached",
+        named=False,  # zeros for -a - b: several bugs give them (the generic diagnosis cannot tell)
         within="Value.__neg__",
         old="return self * -1.0",
         new="return Value(-self.data)",
@@ -734,7 +735,7 @@ MUTANTS = [
     Mutant(
         name="numeric_nudges_every_argument",
         bug="numerical_derivative adds h to every argument, not only argument i",
-        kind="argument",
+        kind="nudge",
         within="numerical_derivative",
         old="""    up, down = list(args), list(args)
     up[i] += h
