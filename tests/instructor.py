@@ -8,6 +8,8 @@ student edition does not ship (grader.kit.edition):
     submissions/*.py       correct submissions written independently of the reference (correct_*.py)
     hostile/__init__.py    HOSTILE: the lab's entries in the red team's catalogue (tests/hostile/catalogue.py)
     hostile/*.py           the hostile and broken submissions those entries grade
+    student_bugs/__init__.py  STUDENT_BUGS: bugs written apart from the kit, a held-out check of its hints
+    student_bugs/*.py      those bugs, one whole submission each, and correct.py, the solution they were made from
 
 Every path and module name of that material is spelled here, and only here.
 """
@@ -23,6 +25,8 @@ from grader import labs
 MUTANTS = "mutants.py"
 SUBMISSIONS = "submissions"
 HOSTILE = "hostile"
+STUDENT_BUGS = "student_bugs"
+STUDENT_BUGS_BASE = "correct.py"
 
 
 class MissingMaterial(LookupError):
@@ -87,3 +91,32 @@ def hostile(lab: str | labs.Lab) -> list:
             raise ValueError(f"{relpath(hostile_folder(lab))}: entry {entry.file} names another lab, {entry.lab}")
         entries.append(dataclasses.replace(entry, lab=lab.id))
     return entries
+
+
+@dataclasses.dataclass(frozen=True)
+class StudentBug:
+    """One entry of a lab's STUDENT_BUGS (tests/test_student_bugs.py grades them)."""
+
+    file: str  # the submission, in the lab's instructor/student_bugs/
+    bug: str  # what the student did, in their words
+    kind: str  # the bug it is: a kind of grader.testing.bugs.BUGS
+    named: bool = True  # whether the first failure's message and hint name that kind (as measured)
+
+
+def student_bugs_folder(lab: str | labs.Lab) -> Path:
+    """Where the lab's held-out student bugs are (``instructor/student_bugs/``)."""
+    return folder(lab) / STUDENT_BUGS
+
+
+def student_bugs(lab: str | labs.Lab) -> list[StudentBug]:
+    """The lab's held-out student bugs (``STUDENT_BUGS`` of ``instructor/student_bugs/__init__.py``); none
+    for a lab without one."""
+    lab = _lab(lab)
+    if not (student_bugs_folder(lab) / "__init__.py").is_file():
+        return []
+    return list(_module(lab, STUDENT_BUGS).STUDENT_BUGS)
+
+
+def student_bugs_base(lab: str | labs.Lab) -> Path:
+    """The correct submission the lab's student bugs were derived from, one edit each."""
+    return student_bugs_folder(lab) / STUDENT_BUGS_BASE
