@@ -14,7 +14,6 @@ STUDENT_BUGS = [
         "value_mul_assigns_grad.py",
         "I wrote self.grad = ... in __mul__'s backward instead of +=",
         "overwrite",
-        named=False,
     ),
     StudentBug(
         "value_mul_uses_own_data.py",
@@ -26,37 +25,30 @@ STUDENT_BUGS = [
         "value_pow_forgets_exponent.py",
         "the power rule without the k in front: x**(k-1) * out.grad",
         "factor",
-        named=False,
     ),
     StudentBug(
         "value_exp_forgets_out_grad.py",
         "exp's backward adds out.data and forgets to multiply by out.grad",
         "chain_rule",
-        named=False,
     ),
     StudentBug(
         "value_tanh_derivative_of_input.py",
         "tanh's derivative as 1 - x**2 with x the input, not the output",
         "derivative",
-        named=False,
     ),
     StudentBug(
         "value_relu_passes_at_zero.py",
         "relu lets the gradient through at exactly 0 (>= instead of >)",
         "derivative",
-        named=False,
     ),
-    StudentBug(
-        "value_rsub_backwards.py", "__rsub__ returns self - other, so 2 - x computes x - 2", "reflected", named=False
-    ),
+    StudentBug("value_rsub_backwards.py", "__rsub__ returns self - other, so 2 - x computes x - 2", "reflected"),
     StudentBug("value_pow_valueerror.py", "Value ** Value raises ValueError, not TypeError", "raises"),
     StudentBug(
         "value_add_no_wrap.py",
         "__add__ does not wrap a plain number in a Value, so x + 1 crashes",
         "numbers",
-        named=False,
     ),
-    StudentBug("value_topo_preorder.py", "my topological sort appends a node before its parents", "order", named=False),
+    StudentBug("value_topo_preorder.py", "my topological sort appends a node before its parents", "order"),
     StudentBug(
         "value_topo_no_visited.py", "no visited set in the sort: a node reached twice is listed twice", "visited"
     ),
@@ -66,7 +58,6 @@ STUDENT_BUGS = [
         "value_backward_no_seed.py",
         "I forgot to set the output's grad to 1 before the backward steps",
         "seed",
-        named=False,
     ),
     # Task 2: Tensor
     StudentBug(
@@ -79,7 +70,6 @@ STUDENT_BUGS = [
         "tensor_mul_uses_own_data.py",
         "Tensor.__mul__ multiplies each grad by its own data",
         "other_operand",
-        named=False,
     ),
     StudentBug(
         "tensor_sub_own_rule_no_minus.py", "I gave __sub__ its own backward and forgot the minus for other", "sign"
@@ -89,7 +79,6 @@ STUDENT_BUGS = [
         "matmul_dot_T.py",
         "the matmul backward transposes with .T instead of swapping the last two axes",
         "transpose",
-        named=False,
     ),
     StudentBug("matmul_allows_vectors.py", "@ accepts a 1-D operand instead of raising ValueError", "raises"),
     StudentBug(
@@ -99,7 +88,6 @@ STUDENT_BUGS = [
         "mean_divides_by_size.py",
         "mean divides by the total number of entries, whatever the axis",
         "factor",
-        named=False,
     ),
     StudentBug("axes_int_not_handled.py", "_axes forgets the case of a single int axis", "axis"),
     StudentBug("transpose_dot_T.py", "transpose() uses .T, which reverses every axis", "transpose"),
@@ -107,7 +95,6 @@ STUDENT_BUGS = [
         "log_divides_by_output.py",
         "log's backward divides by the output instead of the input",
         "derivative",
-        named=False,
     ),
     StudentBug(
         "tensor_relu_mask_from_output.py",
@@ -122,7 +109,5 @@ STUDENT_BUGS = [
     StudentBug("tensor_backward_recursive.py", "Tensor.backward sorts recursively, like Value's", "recursion"),
     StudentBug("tensor_backward_resets_leaves.py", "Tensor.backward zeroes the leaves' grads too", "reset"),
     # Task 4: the exercises
-    StudentBug(
-        "sigmoid_forgets_out_grad.py", "sigmoid's backward adds s * (1 - s) without out.grad", "chain_rule", named=False
-    ),
+    StudentBug("sigmoid_forgets_out_grad.py", "sigmoid's backward adds s * (1 - s) without out.grad", "chain_rule"),
 ]
