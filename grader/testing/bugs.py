@@ -69,8 +69,8 @@ BUGS = _bugs(
     Bug("reshape_back", "the gradient not reshaped back to the input's shape", r"reshaped? (the gradient )?back"),
     Bug("call_form", "a form of call the handout allows refused", r"form of call|must also accept one tuple"),
     Bug("nudge", "every argument nudged, not argument i alone", r"nudged every argument|argument i alone"),
-    Bug("normalisation", "probabilities that do not sum to 1", r"probabilities sum to"),
-    Bug("results_order", "the results returned in the wrong order", r"\(dW, dX\)"),
+    Bug("normalisation", "probabilities that do not sum to 1", r"probabilities (that do not )?sum to"),
+    Bug("results_order", "the results returned in the wrong order", r"\(dW, dX\)|results returned in the wrong order"),
 )
 
 
