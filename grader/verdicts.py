@@ -219,6 +219,7 @@ def where(exc: BaseException, code_files: set[str]) -> str:
     return f"{Path(found.filename).name}:{found.lineno} in {found.name}"
 
 
+NOT_IMPLEMENTED = "not implemented yet"  # a stub's verdict starts so, then the stub's own message
 PYTEST_TIMEOUT = "Timeout (>"  # how pytest-timeout's failure starts: "Timeout (>10.0s) from pytest-timeout."
 
 
@@ -246,7 +247,7 @@ def classify(exc: BaseException, static_hint: str, code_files: set[str] = frozen
         except ValueError:  # not pytest-timeout's: a test's own pytest.fail
             pass
     if isinstance(exc, NotImplementedError):  # a stub: the message says what to write; no bug to hint at
-        return verdict("failed", clip(f"not implemented yet{': ' if text else ''}{text}", at))
+        return verdict("failed", clip(f"{NOT_IMPLEMENTED}{': ' if text else ''}{text}", at))
     if isinstance(exc, AssertionError):
         return verdict("failed", clip(text or "assertion failed"), static_hint)
     # Behind the wall the exception is a stand-in of a built-in type: it carries its own type's name.

@@ -98,8 +98,7 @@ def test_starter_exits_1_saying_what_to_write_first_and_hinting_at_no_bug():
     assert not [line for line in lines if line.strip().startswith("hint:")]  # a stub is no bug
     assert len(lines) < 60  # not a row and a message per test: the tests a stub stops share one
     assert lines[-1] == (
-        "next: Task 1: Value, the scalar engine, test_value_stores_float_data_and_zero_grad: not implemented yet:"
-        " Task 1: Value, the scalar engine - implement Value.__init__ (handout: labs/ch06/README.md)"
+        "next: Task 1: Value, the scalar engine: implement Value.__init__ (handout: labs/ch06/README.md)"
         " (starter.py:29 in __init__)"
     )
     assert run_cli("run", "--lab", "ch06", "--failures-only").output == result.output  # kept for old scripts

@@ -16,6 +16,7 @@ import textwrap
 
 import click
 
+from grader import verdicts
 from grader.report import graded_tests
 from grader.report.text import for_terminal
 
@@ -164,7 +165,11 @@ def next_step(report: dict) -> str:
         return f"next: {for_terminal(lost[0]['hint'] or lost[0]['message'])}"
     first = next(t for task in _tasks_run(report) for t in lost if t["task"] == task["id"])
     title = next(task["title"] for task in report["tasks"] if task["id"] == first["task"])
-    return f"next: {title}, {first['id']}: {for_terminal(first['hint'] or first['message'])}"
+    said = first["hint"] or first["message"]
+    stub = f"{verdicts.NOT_IMPLEMENTED}: {title} - "  # a starter's stub names its task: say the task once
+    if said.startswith(stub):
+        return f"next: {title}: {for_terminal(said[len(stub) :])}"
+    return f"next: {title}, {first['id']}: {for_terminal(said)}"
 
 
 def ending(report: dict, *, color: bool) -> list[str]:
