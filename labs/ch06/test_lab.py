@@ -168,7 +168,7 @@ REUSE_CASES = {
     "(x + 1) * x": lambda x: (x + 1.0) * x,
     "x * (x - 1)": lambda x: x * (x - 1.0),
     "(x / 2) * x / x": lambda x: (x / 2.0) * x / x,
-    "x.tanh() * x.exp() + x.log()": lambda x: x.tanh() * x.exp() + x.log(),
+    "x.exp() * x.tanh() + x.log()": lambda x: x.exp() * x.tanh() + x.log(),
     "x.relu() * x ** 2": lambda x: x.relu() * x**2,
 }
 
