@@ -9,7 +9,7 @@ student edition does not ship (grader.kit.edition):
     hostile/__init__.py    HOSTILE: the lab's entries in the red team's catalogue (tests/hostile/catalogue.py)
     hostile/*.py           the hostile and broken submissions those entries grade
     student_bugs/__init__.py  STUDENT_BUGS: bugs written apart from the kit, a held-out check of its hints
-    student_bugs/*.py      those bugs, one whole submission each, and correct.py, the solution they were made from
+    student_bugs/correct.py  the solution those bugs are edits of, one each
 
 Every path and module name of that material is spelled here, and only here.
 """
@@ -97,9 +97,14 @@ def hostile(lab: str | labs.Lab) -> list:
 class StudentBug:
     """One entry of a lab's STUDENT_BUGS (tests/test_student_bugs.py grades them)."""
 
-    file: str  # the submission, in the lab's instructor/student_bugs/
+    name: str
     bug: str  # what the student did, in their words
     kind: str  # the bug it is: a kind of grader.testing.bugs.BUGS
+    # The edit of correct.py that makes the submission (tests/mutation.py applies it, as a mutant's):
+    # ``old`` occurs once in the function ``within``, and becomes ``new``.
+    within: str
+    old: str
+    new: str
     named: bool = True  # whether the first failure's message and hint name that kind (as measured)
 
 
@@ -118,5 +123,5 @@ def student_bugs(lab: str | labs.Lab) -> list[StudentBug]:
 
 
 def student_bugs_base(lab: str | labs.Lab) -> Path:
-    """The correct submission the lab's student bugs were derived from, one edit each."""
+    """The correct submission the lab's student bugs are edits of, one each."""
     return student_bugs_folder(lab) / STUDENT_BUGS_BASE

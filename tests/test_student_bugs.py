@@ -1,9 +1,9 @@
 """Student bugs written apart from the kit: a held-out check that its hints name the bug.
 
 The mutant catalogue (tests/test_mutants.py) is written by the people who write the hints, as edits of
-the reference. Each lab's ``instructor/student_bugs/`` is not: whole submissions, each with one bug as a
-student makes it, written from the handout and the starter only, and a ``correct.py`` they were made
-from (tests/instructor.py finds them). Every file of a lab is graded behind the wall in one pytest session,
+the reference. Each lab's ``instructor/student_bugs/`` is not: a ``correct.py`` written from the handout
+and the starter only, and bugs as a student makes them, each an edit of it applied as a mutant's is
+(tests/instructor.py finds them). Every submission of a lab is graded behind the wall in one pytest session,
 as a batch job grades a class. For each bug: it loses points, it is one edit of ``correct.py``, and the
 catalogue's ``named`` is what the first failure a student reads says (the first failing test in the
 order `make lab` prints them, its message and hint): whether grader.testing.bugs.named_in finds the bug's
@@ -28,6 +28,7 @@ from grader.implementation import Implementation
 from grader.testing import bugs
 from tests import instructor
 from tests.grading import grade_many
+from tests.mutation import apply
 
 LAB_IDS = [lab_id for lab_id in labs.discover() if instructor.student_bugs(lab_id)]
 
@@ -42,19 +43,20 @@ def _graded(lab_id: str) -> dict[str, dict]:
     """Each file of the lab's student_bugs folder, correct.py first, graded behind the wall in one pytest
     session: {file name: canonical report}."""
     lab = labs.get(lab_id)
-    paths = [instructor.student_bugs_base(lab)]
-    paths += [instructor.student_bugs_folder(lab) / entry.file for entry in instructor.student_bugs(lab)]
+    base = instructor.student_bugs_base(lab).read_text(encoding="utf-8")
+    sources = {instructor.STUDENT_BUGS_BASE: base}
+    sources |= {entry.name: apply(base, entry) for entry in instructor.student_bugs(lab)}
     # Each graded as a student's starter.py: a message quoting the file's name must not name the bug by it.
     folder = Path(tempfile.mkdtemp(prefix=f"labkit-student-bugs-{lab_id}-"))
     atexit.register(shutil.rmtree, folder, ignore_errors=True)
-    copies = []
-    for number, path in enumerate(paths):
-        copy = folder / f"{number:03d}" / "starter.py"
-        copy.parent.mkdir()
-        shutil.copyfile(path, copy)
-        copies.append(copy)
-    reports = grade_many(lab, [Implementation("submission", copy) for copy in copies])
-    return {path.name: report for path, report in zip(paths, reports, strict=True)}
+    files = []
+    for number, source in enumerate(sources.values()):
+        file = folder / f"{number:03d}" / "starter.py"
+        file.parent.mkdir()
+        file.write_text(source, encoding="utf-8")
+        files.append(file)
+    reports = grade_many(lab, [Implementation("submission", file) for file in files])
+    return dict(zip(sources, reports, strict=True))
 
 
 def first_failure(report: dict) -> dict:
@@ -99,16 +101,14 @@ class _Lab:
 
     lab_id: str
 
-    def test_catalogue_lists_every_file_once_with_a_known_kind(self):
+    def test_catalogue_lists_every_bug_once_with_a_known_kind(self):
         entries = instructor.student_bugs(self.lab_id)
-        files = [entry.file for entry in entries]
-        assert len(files) == len(set(files)), f"{self.lab_id}: a file listed twice"
+        names = [entry.name for entry in entries]
+        assert len(names) == len(set(names)), f"{self.lab_id}: a name listed twice"
         folder = instructor.student_bugs_folder(self.lab_id)
-        on_disk = {p.name for p in folder.glob("*.py")} - {"__init__.py", instructor.STUDENT_BUGS_BASE}
-        assert on_disk == set(files), (
-            f"{self.lab_id}: listed but absent, or present but not listed: {on_disk ^ set(files)}"
-        )
-        unknown = [entry.file for entry in entries if entry.kind not in bugs.BUGS]
+        stray = {p.name for p in folder.glob("*.py")} - {"__init__.py", instructor.STUDENT_BUGS_BASE}
+        assert not stray, f"{self.lab_id}: files that are not the solution (a bug is an entry, an edit of it): {stray}"
+        unknown = [entry.name for entry in entries if entry.kind not in bugs.BUGS]
         assert not unknown, f"{self.lab_id}: kinds not in grader.testing.bugs.BUGS: {unknown}"
         assert all(entry.bug.strip() for entry in entries)
 
@@ -120,24 +120,24 @@ class _Lab:
     def test_bug_is_one_edit_of_the_solution(self, entry):
         """Every line it changes is in one function or method of correct.py: one bug, not two."""
         base = instructor.student_bugs_base(self.lab_id).read_text(encoding="utf-8")
-        lines = _changed_lines(base, (instructor.student_bugs_folder(self.lab_id) / entry.file).read_text("utf-8"))
+        lines = _changed_lines(base, apply(base, entry))
         spans = _functions(base).items()
         where = {name for line in lines for name, (first, last) in spans if first <= line <= last}
         outside = [line for line in lines if not any(first <= line <= last for _, (first, last) in spans)]
-        assert lines, f"{entry.file} is {instructor.STUDENT_BUGS_BASE} unchanged"
-        assert len(where) == 1 and not outside, f"{entry.file} changes {sorted(where)}, and lines {outside} outside"
+        assert lines, f"{entry.name} is {instructor.STUDENT_BUGS_BASE} unchanged"
+        assert len(where) == 1 and not outside, f"{entry.name} changes {sorted(where)}, and lines {outside} outside"
 
     def test_bug_loses_points(self, entry):
-        report = _graded(self.lab_id)[entry.file]
-        assert report["score"] < report["max_score"], f"{entry.file} ({entry.bug}) loses no points"
+        report = _graded(self.lab_id)[entry.name]
+        assert report["score"] < report["max_score"], f"{entry.name} ({entry.bug}) loses no points"
 
     def test_named_is_what_the_first_failure_says(self, entry):
         """The record holds what is measured: named exactly when the first message and hint name the kind."""
-        first = first_failure(_graded(self.lab_id)[entry.file])
+        first = first_failure(_graded(self.lab_id)[entry.name])
         names = bugs.named_in(said(first))
         measured = entry.kind in names
         assert entry.named == measured, (
-            f"{entry.file}, whose bug is {bugs.BUGS[entry.kind].label!r} ({entry.bug}): {first['id']} says\n"
+            f"{entry.name}, whose bug is {bugs.BUGS[entry.kind].label!r} ({entry.bug}): {first['id']} says\n"
             f"{said(first)}\nwhich names {sorted(names) or 'no bug'}: record named={measured}"
         )
 
@@ -154,7 +154,7 @@ def pytest_generate_tests(metafunc):
     cls = metafunc.cls
     if cls is not None and issubclass(cls, _Lab) and "entry" in metafunc.fixturenames:
         entries = instructor.student_bugs(cls.lab_id)
-        metafunc.parametrize("entry", entries, ids=[entry.file.removesuffix(".py") for entry in entries])
+        metafunc.parametrize("entry", entries, ids=[entry.name for entry in entries])
 
 
 for _lab_id in LAB_IDS:
