@@ -171,28 +171,147 @@ def test_gradescope_results_follow_the_spec(any_report):
     assert _number(results["score"]) and results["score"] == any_report["score"]
     assert _number(results["execution_time"])
     assert isinstance(results["output"], str)
-    assert results["visibility"] in GRADESCOPE_VISIBILITY and results["stdout_visibility"] in GRADESCOPE_VISIBILITY
+    assert results["visibility"] in GRADESCOPE_VISIBILITY and results["stdout_visibility"] == "hidden"
     assert len(results["tests"]) == len(any_report["tests"])
-    for out, test in zip(results["tests"], any_report["tests"], strict=True):
-        assert out["name"] == test["id"]
+    by_id = {t["extra_data"]["id"]: t for t in results["tests"]}
+    titles = {t["id"]: t["title"] for t in any_report["tasks"]}
+    for test in any_report["tests"]:
+        out = by_id[_visible(test["id"])]
+        assert out["name"] == _visible(f"{titles[test['task']]}: {test['id']}")
+        assert re.fullmatch(r"\d+\.\d+", out["number"]) and out["tags"] == [test["task"]]
         assert _number(out["score"]) and _number(out["max_score"])
         assert out["status"] == ("passed" if test["outcome"] == "passed" else "failed")
-        assert out["visibility"] in GRADESCOPE_VISIBILITY
+        assert out["visibility"] == "visible"  # a report without tiers: every test is a visible one
+        assert out["extra_data"] == {"id": _visible(test["id"]), "tier": "visible", "outcome": test["outcome"]}
         assert _visible(test["message"]) in out["output"] and _visible(test["hint"]) in out["output"]
     assert sum(t["score"] for t in results["tests"]) == pytest.approx(any_report["score"])
     assert sum(t["max_score"] for t in results["tests"]) == pytest.approx(any_report["max_score"])
 
 
-def test_gradescope_output_summarizes_score_isolation_and_flags(every_outcome):
+def test_gradescope_numbers_the_tests_by_task_in_the_labs_order(ref):
+    results = exports.gradescope_results(ref)
+    assert [t["extra_data"]["id"] for t in results["tests"]] == [t["id"] for t in ref["tests"]]
+    expected = []
+    for number, task in enumerate(ref["tasks"], start=1):
+        expected += [f"{number}.{i}" for i in range(1, task["tests"] + 1)]
+    assert [t["number"] for t in results["tests"]] == expected
+    assert results["tests"][0]["name"] == "Task 1: Value, the scalar engine: test_value_stores_float_data_and_zero_grad"
+
+
+def test_gradescope_output_summarizes_score_and_flags_but_not_the_sandbox(every_outcome):
     output = exports.gradescope_results(every_outcome)["output"]
-    assert "1.75/7.583333" in output and "worker" in output
-    assert "disallowed-import" in output and "uses __import__" in output
+    assert (
+        output.splitlines()[1] == "Score: 1.75/7.583333 (2 passed, 2 failed, 1 error, 1 timeout, 1 crashed, 1 not run)"
+    )
+    assert "disallowed-import" in output and "uses __import__" in output  # `grader run` shows the student these
+    for protection in every_outcome["isolation"]["protections"]:
+        assert protection not in output
+    assert "namespace" not in output and "worker" not in output and "Isolation" not in output
 
 
-def test_gradescope_visibility_is_checked(ref):
-    assert exports.gradescope_results(ref, visibility="after_published")["tests"][0]["visibility"] == "after_published"
-    with pytest.raises(ValueError, match="visibility"):
-        exports.gradescope_results(ref, visibility="public")
+def test_gradescope_instructor_notes_carry_the_isolation_and_its_protections(every_outcome):
+    isolated = {**every_outcome, "isolation": {**every_outcome["isolation"], "level": "bubblewrap"}}
+    notes = exports.gradescope_instructor_notes(isolated).splitlines()
+    assert notes[0] == "Score: 1.75/7.583333 (2 passed, 2 failed, 1 error, 1 timeout, 1 crashed, 1 not run)"
+    assert "Isolation: worker, bubblewrap sandbox" in notes
+    assert "  protection: network namespace: no network" in notes and "  protection: PID namespace" in notes
+    assert any(line.startswith("Limits: test_seconds=") for line in notes)
+    assert "Flag: line 3 [disallowed-import] imports os, which this lab does not allow" in notes
+
+
+def tiered(row: dict, tier: str) -> dict:
+    return {**row, "tier": tier}
+
+
+@pytest.fixture
+def with_hidden():
+    """Two tasks, each with visible tests and hidden ones, the hidden listed first as a run may give them."""
+    return report(
+        [
+            tiered(test_row("test_secret_a", "a", "failed", 0, 4, "wrong: secret case"), "hidden"),
+            test_row("test_a1", "a", "passed", 1, 1),
+            tiered(test_row("test_a2", "a", "failed", 0, 2, "off by one"), "visible"),
+            tiered(test_row("test_secret_b", "b", "passed", 3, 3), "hidden"),
+            test_row("test_b1", "b", "passed", 0.5, 0.5),
+            tiered(test_row("test_secret_b2", "b", "failed", 0, 1, "shape"), "hidden"),
+        ],
+        tasks=[("a", "Task 1: first"), ("b", "Task 2: second")],
+    )
+
+
+def test_gradescope_numbers_hidden_tests_after_their_tasks_visible_ones(with_hidden):
+    tests = exports.gradescope_results(with_hidden)["tests"]
+    assert [(t["number"], t["extra_data"]["id"], t["visibility"]) for t in tests] == [
+        ("1.1", "test_a1", "visible"),
+        ("1.2", "test_a2", "visible"),
+        ("1.3", "test_secret_a", "after_due_date"),
+        ("2.1", "test_b1", "visible"),
+        ("2.2", "test_secret_b", "after_due_date"),
+        ("2.3", "test_secret_b2", "after_due_date"),
+    ]
+    assert tests[2]["name"] == "Task 1: first: test_secret_a (hidden test)" and tests[2]["tags"] == ["a", "hidden"]
+    assert tests[2]["output"] == "wrong: secret case" and tests[2]["score"] == 0 and tests[2]["max_score"] == 4
+
+
+def test_gradescope_output_counts_hidden_tests_without_naming_them(with_hidden):
+    results = exports.gradescope_results(with_hidden)
+    assert results["output"].splitlines()[1:] == [
+        "Score of the 3 tests shown now: 1.5/3.5 (2 passed, 1 failed)",
+        "3 hidden tests (8 points), shown after the due date",
+    ]
+    assert "secret" not in results["output"] and results["score"] == 4.5  # the grade counts every test
+    assert results["visibility"] == "visible"
+    notes = exports.gradescope_instructor_notes(with_hidden).splitlines()
+    assert "hidden tests: 3/8 (1 passed, 2 failed); students: after_due_date" in notes
+
+
+@pytest.mark.parametrize("value", sorted(GRADESCOPE_VISIBILITY))
+def test_gradescope_visibility_per_tier(with_hidden, value):
+    results = exports.gradescope_results(with_hidden, visibility={"visible": value, "hidden": "hidden"})
+    assert {t["extra_data"]["id"]: t["visibility"] for t in results["tests"]} == {
+        "test_a1": value,
+        "test_a2": value,
+        "test_b1": value,
+        "test_secret_a": "hidden",
+        "test_secret_b": "hidden",
+        "test_secret_b2": "hidden",
+    }
+    assert results["visibility"] == value
+    lines = results["output"].splitlines()[1:]
+    assert lines[-1] == "3 hidden tests (8 points), never shown to students"
+    if value == "visible":
+        assert lines[0] == "Score of the 3 tests shown now: 1.5/3.5 (2 passed, 1 failed)"
+    else:  # no score at all until the visible tests are shown: the student's score would give the hidden away
+        assert lines[0] == f"3 tests (3.5 points), {exports.SHOWN_WHEN[value]}" and "Score" not in results["output"]
+
+
+def test_gradescope_shows_hidden_tests_when_asked_and_treats_an_unknown_tier_as_hidden(with_hidden):
+    results = exports.gradescope_results(with_hidden, visibility={"hidden": "visible"})
+    assert {t["visibility"] for t in results["tests"]} == {"visible"}
+    assert results["output"].splitlines()[1] == "Score: 4.5/11.5 (3 passed, 3 failed)"
+    odd = report(
+        [tiered(test_row("test_bonus", "a", "passed", 1, 1), "bonus"), test_row("test_a1", "a", "passed", 1, 1)]
+    )
+    tests = exports.gradescope_results(odd)["tests"]
+    assert [(t["extra_data"]["id"], t["visibility"]) for t in tests] == [
+        ("test_a1", "visible"),
+        ("test_bonus", "after_due_date"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("choice", "message"),
+    [
+        (
+            {"visible": "public"},
+            "visibility of visible tests must be one of visible, hidden, after_due_date, after_published",
+        ),
+        ({"bonus": "visible"}, "unknown test tier 'bonus': the tiers are visible, hidden"),
+    ],
+)
+def test_gradescope_visibility_is_checked(ref, choice, message):
+    with pytest.raises(ValueError, match=re.escape(message)):
+        exports.gradescope_results(ref, visibility=choice)
 
 
 # GitHub Classroom

@@ -1,4 +1,4 @@
-"""The Gradescope autograder package: what is in the zip, and what its run_autograder writes.
+"""The Gradescope autograder package: what is in the zip, and what its run_autograder writes and prints.
 
 The package is built once and unpacked (with unzip, as Gradescope does) into a simulated
 /autograder/source; every run then calls the real run_autograder script with the paths
@@ -7,6 +7,7 @@ grader, and PYTHONPATH at the unpacked kit, so the code graded with is the packa
 setup.sh is not run (it needs apt and root on a fresh image).
 """
 
+import dataclasses
 import json
 import os
 import shutil
@@ -20,11 +21,14 @@ import pytest
 from click.testing import CliRunner
 
 from grader import labs
+from grader.cli import gradescope as cli_gradescope
 from grader.cli import main
 from grader.kit import starters
 from grader.labs import KIT_ROOT
 from grader.platforms import gradescope
 from grader.report.exports import GRADESCOPE_VISIBILITY
+from tests.handmade import report as handmade_report
+from tests.handmade import test_row
 from tests.mutation import solution_lines
 
 LAB = "ch06"
@@ -58,7 +62,7 @@ def package(tmp_path_factory):
     return archive, source
 
 
-def test_package_has_executable_scripts_and_the_student_edition(package):
+def test_package_has_executable_scripts_and_the_visibility_baked_in(package):
     archive, source = package
     for name in ("setup.sh", "run_autograder"):
         path = source / name
@@ -72,17 +76,54 @@ def test_package_has_executable_scripts_and_the_student_edition(package):
         'python3 -m venv "$KIT/.venv"' in setup and 'pip install --disable-pip-version-check --quiet -e "$KIT"' in setup
     )
     run_autograder = (source / "run_autograder").read_text()
-    assert "set -u" in run_autograder and f"gradescope-run --lab {LAB} " in run_autograder
-    kit = source / "labkit"
-    for relpath in (
-        "pyproject.toml",
-        f"labs/{LAB}/test_lab.py",
-        f"labs/{LAB}/starter.py",
-        "grader/platforms/gradescope.py",
-    ):
-        assert (kit / relpath).is_file(), relpath
+    assert "set -u" in run_autograder
+    assert (
+        f"gradescope-run --lab {LAB} --visibility=visible=visible --visibility=hidden=after_due_date " in run_autograder
+    )
+
+
+def kit_files(folder: str) -> set[str]:
+    """The kit's own files under ``folder`` (POSIX, relative to the kit), caches left out."""
+    return {
+        p.relative_to(KIT_ROOT).as_posix()
+        for p in (KIT_ROOT / folder).rglob("*")
+        if p.is_file() and "__pycache__" not in p.parts
+    }
+
+
+def test_package_holds_just_what_grading_the_lab_needs(package):
+    archive, _ = package
     with zipfile.ZipFile(archive) as zf:
-        assert {"setup.sh", "run_autograder"} <= set(zf.namelist())
+        names = zf.namelist()
+    assert len(names) == len(set(names))
+    lab_files = {f for f in kit_files(f"labs/{LAB}") if f"labs/{LAB}/instructor/" not in f}
+    expected = {"pyproject.toml", "README.md", "labs/__init__.py", *kit_files("grader"), *lab_files}
+    assert {
+        "grader/MANIFEST.json",
+        f"labs/{LAB}/test_lab.py",
+        f"labs/{LAB}/lab.toml",
+        f"labs/{LAB}/loops.py",
+    } <= expected
+    assert set(names) == {"setup.sh", "run_autograder", *(f"labkit/{f}" for f in expected)}
+    for absent in ("bench/", "tests/", "reference/", "examples/", ".ci/", ".github/", "instructor/", "Makefile"):
+        assert not [n for n in names if absent in n], absent
+    other_labs = [lab for lab in labs.discover() if lab != LAB]
+    assert other_labs and not [n for n in names if any(f"labs/{lab}/" in n for lab in other_labs)]
+
+
+def test_the_package_knows_one_lab_and_verifies_its_own_files(package, tmp_path):
+    _, source = package
+    env = {**clean_env(), "PYTHONPATH": str(source / "labkit")}
+    listed = subprocess.run(
+        [sys.executable, "-m", "grader", "list"], env=env, cwd=tmp_path, capture_output=True, text=True, check=True
+    ).stdout
+    assert listed.split()[0] == LAB and not [lab for lab in labs.discover() if lab != LAB and lab in listed]
+    verified = subprocess.run(
+        [sys.executable, "-m", "grader", "verify"], env=env, cwd=tmp_path, capture_output=True, text=True
+    )
+    assert verified.returncode == 0 and verified.stdout.startswith("verified: every protected file is as shipped")
+    readme = (source / "labkit" / "README.md").read_text()
+    assert readme.startswith(f"# labkit: the Gradescope autograder for lab {LAB}\n") and "hidden tests" not in readme
 
 
 def test_package_holds_no_reference_code(package):
@@ -164,8 +205,19 @@ def test_the_reference_as_one_file_gets_full_marks(package, tmp_path):
     check_spec(results)
     assert results["tests"] and all(t["status"] == "passed" for t in results["tests"])
     assert results["score"] == sum(t["max_score"] for t in results["tests"]) > 0
-    assert results["output"].startswith("Graded: solution.py\n")
-    assert "Isolation: worker" in results["output"]  # behind the wall
+    assert results["output"] == f"Graded: solution.py\n{LAB}: {labs.get(LAB).title}\nScore: 100/100 (76 passed)"
+    assert [t["number"] for t in results["tests"]][:2] == ["1.1", "1.2"] and results["stdout_visibility"] == "hidden"
+    # How the sandbox held is the instructor's: on run_autograder's stdout, which the student does not see.
+    stdout = done.stdout.splitlines()
+    assert stdout[0].startswith(f"{LAB}: graded solution.py (sha256 ")
+    assert "Isolation: worker, bubblewrap sandbox" in stdout
+    protections = [line for line in stdout if line.startswith("  protection: ")]
+    assert any("namespaces" in line for line in protections) and any(
+        "system calls refused" in line for line in protections
+    )
+    for line in protections:
+        said = line.removeprefix("  protection: ")
+        assert said not in results["output"] and not any(said in t["output"] for t in results["tests"])
 
 
 def fork_with_pristine_starter(folder: Path) -> None:
@@ -236,6 +288,162 @@ def test_a_failure_of_the_kit_is_a_zero_with_an_error(tmp_path, monkeypatch):
 def test_an_unknown_lab_is_a_usage_error(tmp_path):
     result = CliRunner().invoke(main, ["gradescope", "--lab", "nope", str(tmp_path / "a.zip")])
     assert result.exit_code == 2 and not (tmp_path / "a.zip").exists()
+
+
+@pytest.mark.parametrize(
+    ("option", "message"),
+    [
+        (
+            "hidden=later",
+            "--visibility: visibility of hidden tests must be one of visible, hidden, after_due_date, "
+            "after_published, not 'later'",
+        ),
+        ("bonus=visible", "--visibility: unknown test tier 'bonus': the tiers are visible, hidden"),
+        ("hidden", "--visibility takes TIER=VALUE, got 'hidden'; the tiers: visible, hidden"),
+    ],
+)
+def test_a_bad_visibility_is_refused_in_one_line(tmp_path, option, message):
+    for command in (
+        ["gradescope", "--lab", LAB, str(tmp_path / "a.zip")],
+        ["gradescope-run", "--lab", LAB, "--submission-dir", str(tmp_path), "--results", str(tmp_path / "r.json")],
+    ):
+        result = CliRunner().invoke(main, [*command, "--visibility", option])
+        assert (result.exit_code, result.output) == (2, f"grader: error: {message}\n"), command
+    assert not (tmp_path / "a.zip").exists() and not (tmp_path / "r.json").exists()
+
+
+def test_the_visibility_chosen_is_what_students_get(tmp_path):
+    archive = tmp_path / "a.zip"
+    options = ["--visibility", "visible=after_published", "--visibility", "hidden=hidden"]
+    result = CliRunner().invoke(main, ["gradescope", "--lab", LAB, *options, str(archive)], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert result.output.splitlines()[1] == "students see: visible tests after_published, hidden tests hidden"
+    unpack(archive, tmp_path / "source")
+    solution = starters.assemble(labs.get(LAB), strip=False)
+    done, results = autograde((archive, tmp_path / "source"), tmp_path, lambda d: (d / "a.py").write_text(solution))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert {t["visibility"] for t in results["tests"]} == {"after_published"} and results[
+        "visibility"
+    ] == "after_published"
+    assert "Score" not in results["output"]  # nothing the student may not see yet
+    assert results["output"].endswith("\n76 tests (100 points), shown when grades are published")
+    assert "Score: 100/100 (76 passed)" in done.stdout
+
+
+class LabWithHidden(labs.Lab):
+    """A lab whose lab.toml declares hidden tests, as Lab.hidden_tests gives them (this kit's labs may have none)."""
+
+    def __init__(self, lab: labs.Lab, folder: Path, hidden: tuple[str, ...]):
+        super().__init__(**{**{f.name: getattr(lab, f.name) for f in dataclasses.fields(labs.Lab)}, "folder": folder})
+        object.__setattr__(self, "declared", tuple(Path(h) for h in hidden))
+
+    @property
+    def hidden_tests(self):
+        return self.declared
+
+
+def copy_of_the_kit(top: Path) -> Path:
+    """The kit's files (what git holds), in a folder of their own."""
+    root = top / "kit"
+    listed = subprocess.run(["git", "ls-files", "-z"], cwd=KIT_ROOT, capture_output=True, check=True).stdout
+    for relpath in filter(None, listed.decode().split("\0")):
+        if (KIT_ROOT / relpath).is_file():
+            (root / relpath).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(KIT_ROOT / relpath, root / relpath)
+    return root
+
+
+@pytest.fixture(scope="module")
+def kit_with_hidden_tests(tmp_path_factory):
+    """A copy of the kit whose lab has a hidden/ folder: two tests, a helper, a cache; and one stray file."""
+    root = copy_of_the_kit(tmp_path_factory.mktemp("hidden"))
+    hidden = root / "labs" / LAB / "hidden"
+    (hidden / "__pycache__").mkdir(parents=True)
+    (hidden / "test_hidden.py").write_text("def test_secret():\n    pass\n")
+    (hidden / "test_more.py").write_text("def test_more():\n    pass\n")
+    (hidden / "cases.py").write_text("CASES = [(2.0, 3.0)]\n")
+    (hidden / "__pycache__" / "cases.cpython-311.pyc").write_bytes(b"\0")
+    return root
+
+
+def test_the_package_holds_the_hidden_tests_the_lab_declares(kit_with_hidden_tests, tmp_path):
+    lab = LabWithHidden(labs.get(LAB), kit_with_hidden_tests / "labs" / LAB, ("hidden/test_hidden.py",))
+    names = gradescope.build_package(lab, tmp_path / "a.zip")
+    hidden = sorted(n for n in names if "/hidden/" in n)
+    assert hidden == [f"labkit/labs/{LAB}/hidden/{f}" for f in ("cases.py", "test_hidden.py", "test_more.py")]
+    with zipfile.ZipFile(tmp_path / "a.zip") as zf:
+        assert zf.read(f"labkit/labs/{LAB}/hidden/test_hidden.py") == b"def test_secret():\n    pass\n"
+        assert "its hidden tests" in zf.read("labkit/README.md").decode()
+        manifest = json.loads(zf.read("labkit/grader/MANIFEST.json"))
+    assert not [f for f in manifest["files"] if f not in {n.removeprefix("labkit/") for n in names}]
+    without = gradescope.build_package(LabWithHidden(labs.get(LAB), lab.folder, ()), tmp_path / "b.zip")
+    assert not [n for n in without if "/hidden/" in n]  # a folder no lab.toml declares is not shipped
+
+
+@pytest.mark.parametrize(
+    ("declared", "message"),
+    [
+        ("hidden/nope.py", f"labs/{LAB}: hidden test hidden/nope.py is not a regular file"),
+        ("../../README.md", f"labs/{LAB}: hidden test ../../README.md is outside the lab's folder"),
+        ("hidden", f"labs/{LAB}: hidden test hidden is not a regular file"),
+        ("instructor/mutants.py", f"labs/{LAB}/instructor/__init__.py: a hidden test's folder is in instructor/"),
+    ],
+)
+def test_a_hidden_test_the_package_cannot_hold_is_a_usage_error(
+    kit_with_hidden_tests, tmp_path, monkeypatch, declared, message
+):
+    lab = LabWithHidden(labs.get(LAB), kit_with_hidden_tests / "labs" / LAB, (declared,))
+    monkeypatch.setattr(cli_gradescope, "lab_named", lambda name: lab)
+    result = CliRunner().invoke(main, ["gradescope", "--lab", LAB, str(tmp_path / "a.zip")])
+    assert result.exit_code == 2 and result.output.startswith(f"grader: error: {message}"), result.output
+    assert len(result.output.splitlines()) == 1 and list(tmp_path.iterdir()) == []
+
+
+def test_a_hidden_test_folder_with_a_link_is_refused_before_anything_is_written(tmp_path):
+    folder = tmp_path / "labs" / LAB
+    (folder / "hidden").mkdir(parents=True)
+    (folder / "hidden" / "test_hidden.py").write_text("from .cases import CASES\n")
+    (tmp_path / "elsewhere.py").write_text("CASES = []\n")
+    (folder / "hidden" / "cases.py").symlink_to(tmp_path / "elsewhere.py")
+    lab = LabWithHidden(labs.get(LAB), folder, ("hidden/test_hidden.py",))
+    with pytest.raises(gradescope.PackageError, match=f"^labs/{LAB}/hidden/cases.py is a symbolic link"):
+        gradescope.build_package(lab, tmp_path / "out" / "a.zip")
+    assert not (tmp_path / "out").exists()
+
+
+def test_hidden_tests_are_counted_for_the_student_and_shown_to_the_instructor(tmp_path, monkeypatch, capsys):
+    """What gradescope-run writes and prints for a report with hidden tests (the wall's run is faked)."""
+    (tmp_path / "submission").mkdir()
+    (tmp_path / "submission" / "mine.py").write_text("x = 1\n")
+    lab = labs.get(LAB)
+    tests = [
+        test_row("test_value_add", "value", "passed", 1, 1),
+        {**test_row("test_hidden_value_pow", "value", "failed", 0, 3, "expected 8.0, got 9.0"), "tier": "hidden"},
+        test_row("test_tensor_add", "tensor", "failed", 0, 2, "wrong shape"),
+    ]
+    graded = handmade_report(
+        tests,
+        tasks=[(t.id, t.title) for t in lab.tasks],
+        isolation={"mode": "worker", "level": "bubblewrap", "protections": ["seccomp: no sockets"]},
+    )
+    monkeypatch.setattr(gradescope.grade, "grade", lambda *args, **kwargs: graded)
+    results_path = tmp_path / "results.json"
+    assert gradescope.run(LAB, tmp_path / "submission", results_path) == 0
+    results = json.loads(results_path.read_text())
+    check_spec(results)
+    assert results["output"].splitlines()[2:] == [
+        "Score of the 2 tests shown now: 1/3 (1 passed, 1 failed)",
+        "1 hidden test (3 points), shown after the due date",
+    ]
+    assert "test_hidden" not in results["output"] and "seccomp" not in results["output"]
+    assert [(t["number"], t["visibility"]) for t in results["tests"]] == [
+        ("1.1", "visible"),
+        ("1.2", "after_due_date"),
+        ("2.1", "visible"),
+    ]
+    stdout = capsys.readouterr().out.splitlines()
+    assert "hidden tests: 0/3 (1 failed); students: after_due_date" in stdout
+    assert "  protection: seccomp: no sockets" in stdout
 
 
 def test_an_upload_with_a_link_out_of_it_scores_zero_and_names_the_link(tmp_path):

@@ -4,10 +4,15 @@ Gradescope (https://gradescope-autograders.readthedocs.io/en/latest/specs/) buil
 Ubuntu image from an uploaded zip: the zip is unpacked into /autograder/source and its
 ``setup.sh`` runs once, as root; then, for every submission, ``run_autograder`` runs with
 the student's upload in /autograder/submission and must leave
-/autograder/results/results.json behind. The package holds the kit's student edition
-(no reference solution: the wall grades a submission against the lab's tests, which the
-edition has), a ``setup.sh`` that installs it into its own virtual environment, and a
-``run_autograder`` that calls ``grader gradescope-run``, which is ``run`` below.
+/autograder/results/results.json behind. The package holds just what grading one lab needs,
+taken from the kit's student edition (no reference solution: the wall grades a submission
+against the lab's tests): the grader, the build file that installs it, and the one lab's
+folder without its ``instructor/``, with the hidden tests its lab.toml declares. Its
+``setup.sh`` installs that into its own virtual environment; its ``run_autograder`` calls
+``grader gradescope-run`` (``run`` below) with the visibility of each test tier chosen when
+the package was built. What a student reads is results.json's; how the sandbox held (the
+isolation, its protections, the limits) goes to run_autograder's stdout, which Gradescope
+shows the instructor only (``stdout_visibility``).
 
 A student always gets a results.json that says what happened: an upload without one
 gradable file scores 0 with what to upload instead, and a failure of the kit itself
@@ -18,6 +23,7 @@ from __future__ import annotations
 
 import os
 import shlex
+import shutil
 import stat
 import sys
 import tempfile
@@ -26,11 +32,12 @@ import traceback
 import zipfile
 from pathlib import Path
 
-from grader import atomic, labs
+from grader import __version__, atomic, labs
 from grader.batch import inputs
 from grader.grading import grade
 from grader.implementation import Implementation
 from grader.kit import edition
+from grader.kit.manifest import MANIFEST_RELPATH, write_manifest
 from grader.report import exports
 
 ROOT_ENV = "AUTOGRADER_ROOT"  # /autograder on Gradescope; a temporary tree in the kit's tests
@@ -68,7 +75,7 @@ ROOT="${{{root_env}:-/autograder}}"
 GRADER="${{{grader_env}:-$ROOT/source/{kit}/.venv/bin/grader}}"
 RESULTS="$ROOT/results/results.json"
 rm -f "$RESULTS"
-"$GRADER" gradescope-run --lab {lab} --submission-dir "$ROOT/submission" --results "$RESULTS"
+"$GRADER" gradescope-run --lab {lab} {visibility} --submission-dir "$ROOT/submission" --results "$RESULTS"
 status=$?
 if [ ! -s "$RESULTS" ]; then
   # The grader did not even start (a broken image): the student still learns that it was not their fault.
@@ -81,12 +88,59 @@ exit "$status"
 """
 
 
+# The kit's files the package takes from the student edition, besides the lab's own folder.
+KIT_FILES = ("pyproject.toml", "LICENSE", "labs/__init__.py")
+KIT_FOLDERS = ("grader/",)
+HIDDEN_FOLDER = "hidden"  # labs/<id>/hidden/: where a lab keeps its hidden tests (interfaces of issue 20)
+
+PACKAGE_README = """\
+# labkit: the Gradescope autograder for lab {lab}
+
+Built by `grader gradescope --lab {lab}` from labkit {version}. This folder holds only what
+grading lab {lab} needs: the grader, its `pyproject.toml`, and the lab's tests and helpers{hidden}.
+`setup.sh` installs it; `run_autograder` grades /autograder/submission behind the wall into
+/autograder/results/results.json. The kit itself, its reference solutions and its own README
+stay with the instructor.
+"""
+
+
+class PackageError(Exception):
+    """The package cannot be built as asked: a one-line message, exit status 2."""
+
+
+def parse_visibility(pairs) -> dict[str, str]:
+    """``--visibility TIER=VALUE`` choices over the defaults, checked; PackageError names a bad one."""
+    choices = {}
+    for pair in pairs:
+        tier, sep, value = pair.partition("=")
+        if not sep:
+            raise PackageError(
+                f"--visibility takes TIER=VALUE, got {pair!r}; the tiers: {', '.join(exports.TEST_TIERS)}"
+            )
+        choices[tier.strip()] = value.strip()
+    try:
+        return exports.gradescope_visibility(choices)
+    except ValueError as exc:
+        raise PackageError(f"--visibility: {exc}") from None
+
+
+def visibility_options(visibility: dict[str, str]) -> str:
+    """The choice as gradescope-run's options, for run_autograder."""
+    return " ".join(shlex.quote(f"--visibility={tier}={value}") for tier, value in visibility.items())
+
+
 def setup_script() -> str:
     return SETUP_SH.format(root_env=ROOT_ENV, kit=KIT_FOLDER)
 
 
-def run_script(lab: labs.Lab) -> str:
-    return RUN_AUTOGRADER.format(root_env=ROOT_ENV, grader_env=GRADER_ENV, kit=KIT_FOLDER, lab=shlex.quote(lab.id))
+def run_script(lab: labs.Lab, visibility: dict[str, str] | None = None) -> str:
+    return RUN_AUTOGRADER.format(
+        root_env=ROOT_ENV,
+        grader_env=GRADER_ENV,
+        kit=KIT_FOLDER,
+        lab=shlex.quote(lab.id),
+        visibility=visibility_options(exports.gradescope_visibility(visibility)),
+    )
 
 
 def _add(zf: zipfile.ZipFile, name: str, data: bytes, mode: int) -> None:
@@ -97,23 +151,92 @@ def _add(zf: zipfile.ZipFile, name: str, data: bytes, mode: int) -> None:
     zf.writestr(info, data)
 
 
-def build_package(lab: labs.Lab, out_zip: Path) -> list[str]:
+def _files_under(folder: Path, top: Path) -> list[str]:
+    """The regular files under ``folder`` (POSIX, relative to ``top``), caches left out."""
+    return sorted(
+        path.relative_to(top).as_posix()
+        for path in folder.rglob("*")
+        if path.is_file() and "__pycache__" not in path.parts and path.suffix != ".pyc"
+    )
+
+
+def hidden_files(lab: labs.Lab) -> list[str]:
+    """The lab's hidden tests as its lab.toml declares them, with the rest of the folders they live in (their
+    helpers), relative to the lab's folder; PackageError for one that is missing, a link or outside the lab."""
+    folder = lab.folder.resolve()
+    found: set[str] = set()
+    for declared in getattr(lab, "hidden_tests", ()):  # Lab.hidden_tests: the tests of [hidden] in lab.toml
+        path = Path(declared) if Path(declared).is_absolute() else lab.folder / declared
+        shown = f"labs/{lab.id}: hidden test {declared}"
+        if not path.resolve().is_relative_to(folder):
+            raise PackageError(f"{shown} is outside the lab's folder")
+        if path.is_symlink() or not path.is_file():
+            raise PackageError(f"{shown} is not a regular file")
+        found.add(path.resolve().relative_to(folder).as_posix())
+        if path.resolve().parent != folder:  # its folder's other files: what it imports, its data
+            found.update(_files_under(path.resolve().parent, folder))
+    for relpath in sorted(found):
+        if labs.is_instructor_file(f"labs/{lab.id}/{relpath}"):  # mutants are the reference with one bug each
+            raise PackageError(f"labs/{lab.id}/{relpath}: a hidden test's folder is in instructor/, never shipped")
+        if (lab.folder / relpath).is_symlink():
+            raise PackageError(f"labs/{lab.id}/{relpath} is a symbolic link: the package holds regular files only")
+    return sorted(found)
+
+
+def package_files(lab: labs.Lab, student_edition: Path, hidden: list[str]) -> dict[str, Path]:
+    """What the package's kit holds (its relpaths) and where each file comes from: the edition's grader,
+    pyproject.toml and labs/__init__.py, the edition's copy of the lab's folder, and the lab's hidden tests,
+    which no edition holds (``hidden``: hidden_files). Nothing else: not the other labs, bench/, .ci/, .github/
+    or the Makefile."""
+    lab_folder = f"labs/{lab.id}/"
+    # labs/<id>/hidden/ is the instructor's whether or not an edition leaves it out: only what lab.toml declares
+    hidden_folders = (f"{lab_folder}{HIDDEN_FOLDER}/", *(f"{lab_folder}{Path(h).parent}/" for h in hidden if "/" in h))
+
+    def wanted(relpath: str) -> bool:
+        if relpath == MANIFEST_RELPATH:  # rebuilt for the package's own files
+            return False
+        if relpath.startswith(lab_folder):  # the hidden folders come from the lab itself, below
+            return not relpath.startswith(hidden_folders)
+        return relpath in KIT_FILES or relpath.startswith(KIT_FOLDERS)
+
+    chosen = {r: student_edition / r for r in _files_under(student_edition, student_edition) if wanted(r)}
+    for relpath in hidden:
+        chosen[f"{lab_folder}{relpath}"] = lab.folder / relpath
+    if f"{lab_folder}lab.toml" not in chosen:
+        raise PackageError(f"the student edition has no labs/{lab.id}/lab.toml: is {lab.folder} in the kit?")
+    return chosen
+
+
+def build_package(lab: labs.Lab, out_zip: Path, visibility: dict[str, str] | None = None) -> list[str]:
     """Write the autograder zip for ``lab`` to ``out_zip``; return the names it holds.
 
-    setup.sh and run_autograder at the root (executable), the kit's student edition under
-    ``labkit/`` with its files' modes. The zip appears whole or not at all.
+    setup.sh and run_autograder at the root (executable), under ``labkit/`` the package's kit
+    (package_files, a README saying what it is, its own manifest) with its files' modes. The kit
+    is the one the lab belongs to; the zip appears whole or not at all.
     """
     out_zip = Path(out_zip)
+    visibility = exports.gradescope_visibility(visibility)
+    hidden = hidden_files(lab)  # before anything is written
+    root = lab.folder.parent.parent  # the kit the lab is part of: labs/<id>/
     with tempfile.TemporaryDirectory(prefix="labkit-gradescope-") as tmp:
+        student_edition = Path(tmp) / "edition"
+        edition.export_student(root, student_edition)
+        sources = package_files(lab, student_edition, hidden)
         kit = Path(tmp) / KIT_FOLDER
-        files = sorted(edition.export_student(labs.KIT_ROOT, kit))
+        for relpath, source in sources.items():
+            (kit / relpath).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, kit / relpath)
+        readme = PACKAGE_README.format(lab=lab.id, version=__version__, hidden=", its hidden tests" * bool(hidden))
+        (kit / "README.md").write_text(readme, encoding="utf-8")  # pyproject.toml's readme
+        write_manifest(kit, kit / MANIFEST_RELPATH)
+        files = _files_under(kit, kit)
         out_zip.parent.mkdir(parents=True, exist_ok=True)
         fd, partial = tempfile.mkstemp(prefix=f".{out_zip.name}.", dir=out_zip.parent)
         os.close(fd)
         try:
             with zipfile.ZipFile(partial, "w") as zf:
                 _add(zf, "setup.sh", setup_script().encode(), 0o755)
-                _add(zf, "run_autograder", run_script(lab).encode(), 0o755)
+                _add(zf, "run_autograder", run_script(lab, visibility).encode(), 0o755)
                 for relpath in files:
                     mode = 0o755 if (kit / relpath).stat().st_mode & stat.S_IXUSR else 0o644
                     _add(zf, f"{KIT_FOLDER}/{relpath}", (kit / relpath).read_bytes(), mode)
@@ -155,8 +278,9 @@ def _zero(output: str, started: float) -> dict:
     }
 
 
-def run(lab: labs.Lab | str, submission_dir: Path, results_path: Path) -> int:
-    """Grade the one submission in ``submission_dir`` behind the wall; write Gradescope's results.json.
+def run(lab: labs.Lab | str, submission_dir: Path, results_path: Path, visibility: dict[str, str] | None = None) -> int:
+    """Grade the one submission in ``submission_dir`` behind the wall; write Gradescope's results.json, with
+    each test tier's ``visibility``; print for the instructor how it was graded (run_autograder's stdout).
 
     Returns the exit status: 0 whenever the student got a verdict (a score, or 0 with what to
     upload), 1 when the kit itself failed (the results.json then says so).
@@ -173,9 +297,10 @@ def run(lab: labs.Lab | str, submission_dir: Path, results_path: Path) -> int:
                 print(f"{lab.id}: not graded ({entry.status}): {_printable(entry.reason)}")
             else:
                 report = grade.grade(lab, Implementation("submission", entry.path), isolation="worker")
-                results = exports.gradescope_results(report)
+                results = exports.gradescope_results(report, visibility=visibility)
                 results["output"] = f"Graded: {_printable(entry.source)}\n{results['output']}"
-                print(f"{lab.id}: graded {_printable(entry.source)}: {results['score']}/{report['max_score']}")
+                print(f"{lab.id}: graded {_printable(entry.source)} (sha256 {report['implementation']['sha256']})")
+                print(exports.gradescope_instructor_notes(report, visibility=visibility))
     except Exception as exc:  # noqa: BLE001 - whatever went wrong, the student gets a results.json
         traceback.print_exc()  # into Gradescope's stdout capture, for the instructor
         status = 1

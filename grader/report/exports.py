@@ -12,7 +12,9 @@ Formats followed:
   The top-level ``score`` overrides the tests' total and is required when there are no
   tests, so it is always given, equal to that total; ``execution_time`` is in seconds; the
   ``*_format`` keys take text, html, simple_format, md or ansi; a test's ``status`` is
-  passed or failed; ``visibility`` is visible, hidden, after_due_date or after_published.
+  passed or failed; ``visibility`` is visible, hidden, after_due_date or after_published; a
+  test's ``number`` ("1.3") orders and groups the tests, its ``tags`` and ``extra_data`` are
+  kept for the instructor; ``stdout_visibility`` hides run_autograder's own output from students.
 - GitHub Classroom: a grader step's result as built by classroom-resources/autograding-io-grader
   (src/main.js: ``version: 1``, ``status`` pass/fail/error, ``max_score``, tests with ``name``,
   ``status``, ``message``, ``execution_time`` as "<seconds>s", ``score``), which
@@ -26,8 +28,16 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 
 from grader.report.text import as_text, code_span, markdown, points, visible
+from grader.verdicts import OUTCOMES
 
 GRADESCOPE_VISIBILITY = ("visible", "hidden", "after_due_date", "after_published")
+TEST_TIERS = ("visible", "hidden")  # a test's "tier" in the report: from test_lab.py, or from a hidden test file
+GRADESCOPE_DEFAULT_VISIBILITY = {"visible": "visible", "hidden": "after_due_date"}
+SHOWN_WHEN = {
+    "hidden": "never shown to students",
+    "after_due_date": "shown after the due date",
+    "after_published": "shown when grades are published",
+}
 ERROR_OUTCOMES = ("error", "timeout", "crashed")
 # Classroom knows pass, fail and error: a test that did not run to a verdict is an error, not a wrong answer.
 CLASSROOM_STATUS = {"passed": "pass", "failed": "fail", **dict.fromkeys((*ERROR_OUTCOMES, "not_run"), "error")}
@@ -102,16 +112,74 @@ def junit_xml(report: dict) -> str:
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
 
 
-def gradescope_results(report: dict, *, visibility: str = "visible") -> dict:
-    """Gradescope's results.json: the lab's score, and per test its points, status and feedback."""
-    if visibility not in GRADESCOPE_VISIBILITY:
-        raise ValueError(f"visibility must be one of {', '.join(GRADESCOPE_VISIBILITY)}, not {visibility!r}")
-    lines = [
-        f"{report['lab']}: {report['lab_title']}",
-        f"Score: {_summary(report)}",
-        f"Isolation: {_isolation(report, protections=False)}",  # how the sandbox holds is the instructor's
-    ]
-    if report["flags"]:
+def gradescope_visibility(choices: dict[str, str] | None = None) -> dict[str, str]:
+    """Each test tier's Gradescope visibility: ``choices`` over the defaults, checked (ValueError, one line)."""
+    chosen = {**GRADESCOPE_DEFAULT_VISIBILITY, **(choices or {})}
+    for tier, value in chosen.items():
+        if tier not in TEST_TIERS:
+            raise ValueError(f"unknown test tier {tier!r}: the tiers are {', '.join(TEST_TIERS)}")
+        if value not in GRADESCOPE_VISIBILITY:
+            raise ValueError(
+                f"visibility of {tier} tests must be one of {', '.join(GRADESCOPE_VISIBILITY)}, not {value!r}"
+            )
+    return chosen
+
+
+def _tier(test: dict) -> str:
+    """A test's tier; a report written before tiers has only visible tests. A tier this kit does not know is
+    treated as hidden: what is not known to be for students is not shown to them."""
+    return "visible" if test.get("tier", "visible") == "visible" else "hidden"
+
+
+def _numbered(report: dict) -> list[tuple[str, str, dict]]:
+    """(number, task title, test) for every test, in Gradescope's order: "2.3" is the lab's task 2, its third
+    test; a task's visible tests in the lab's order, then its hidden ones."""
+    titles = {task["id"]: task["title"] for task in report["tasks"]}
+    for test in report["tests"]:  # a test of a task the lab does not list (never, from build_report) still shows
+        titles.setdefault(test["task"], test["task"])
+    order = {task: i for i, task in enumerate(titles, start=1)}
+    ranked = sorted(report["tests"], key=lambda t: (order[t["task"]], _tier(t) != "visible"))  # stable: lab's order
+    numbered, seen = [], dict.fromkeys(titles, 0)
+    for test in ranked:
+        seen[test["task"]] += 1
+        numbered.append((f"{order[test['task']]}.{seen[test['task']]}", titles[test["task"]], test))
+    return numbered
+
+
+def _tally(tests: list[dict]) -> str:
+    """Score and outcome counts of ``tests`` in one line: '40/100 (30 passed, 46 failed)'."""
+    tallied = {o: sum(t["outcome"] == o for t in tests) for o in OUTCOMES}
+    counts = ", ".join(f"{n} {o.replace('_', ' ')}" for o, n in tallied.items() if n)
+    score, max_score = sum(t["points"] for t in tests), sum(t["max_points"] for t in tests)
+    return f"{points(score)}/{points(max_score)} ({counts or 'no tests'})"
+
+
+def _later(tests: list[dict], tier: str, visibility: str) -> str:
+    """How a student is told of tests they cannot see yet: how many and their points, never their names."""
+    kind = "hidden test" if tier == "hidden" else "test"
+    worth = points(sum(t["max_points"] for t in tests))
+    return f"{len(tests)} {kind}{'s' if len(tests) != 1 else ''} ({worth} points), {SHOWN_WHEN[visibility]}"
+
+
+def gradescope_results(report: dict, *, visibility: dict[str, str] | None = None) -> dict:
+    """Gradescope's results.json: the lab's score, and per test its number, points, status and feedback.
+
+    ``visibility`` maps each test tier to a Gradescope visibility (default GRADESCOPE_DEFAULT_VISIBILITY). The
+    top-level ``output``, which a student sees, scores only the tests they see now and counts the others; how
+    the sandbox holds (the isolation, its protections) is for the instructor (gradescope_instructor_notes)."""
+    visibility = gradescope_visibility(visibility)
+    numbered = _numbered(report)
+    now = [test for _, _, test in numbered if visibility[_tier(test)] == "visible"]
+    lines = [f"{report['lab']}: {report['lab_title']}"]
+    if len(now) == len(numbered):
+        lines.append(f"Score: {_tally(now)}")
+    elif now:
+        lines.append(f"Score of the {len(now)} tests shown now: {_tally(now)}")
+    for tier in TEST_TIERS:
+        later = [test for _, _, test in numbered if _tier(test) == tier and visibility[tier] != "visible"]
+        if later:
+            lines.append(_later(later, tier, visibility[tier]))
+    if report["flags"]:  # what the scan saw in the file: `grader run` and CI show the student the same
         lines.append("Flags for the instructor to review (they do not change the score):")
         lines.extend(f"  {_flag_line(f)}" for f in report["flags"])
     return {
@@ -121,20 +189,40 @@ def gradescope_results(report: dict, *, visibility: str = "visible") -> dict:
         "output_format": "text",
         "test_output_format": "text",
         "test_name_format": "text",
-        "visibility": visibility,
+        "visibility": visibility["visible"],
         "stdout_visibility": "hidden",
         "tests": [
             {
-                "name": visible(test["id"]),
+                "number": number,
+                "name": visible(f"{title}: {test['id']}" + (" (hidden test)" if _tier(test) == "hidden" else "")),
                 "score": points(test["points"]),
                 "max_score": points(test["max_points"]),
                 "status": "passed" if test["outcome"] == "passed" else "failed",
                 "output": _feedback(test),
-                "visibility": visibility,
+                "tags": [visible(test["task"]), *(["hidden"] if _tier(test) == "hidden" else [])],
+                "visibility": visibility[_tier(test)],
+                "extra_data": {"id": visible(test["id"]), "tier": _tier(test), "outcome": test["outcome"]},
             }
-            for test in report["tests"]
+            for number, title, test in numbered
         ],
     }
+
+
+def gradescope_instructor_notes(report: dict, *, visibility: dict[str, str] | None = None) -> str:
+    """What run_autograder prints for the instructor (its stdout, which results.json keeps hidden): the whole
+    score, the tiers and when students see them, the isolation with its protections, the limits, the flags."""
+    visibility = gradescope_visibility(visibility)
+    tests = report["tests"]
+    lines = [f"Score: {_summary(report)}"]
+    for tier in TEST_TIERS:
+        mine = [t for t in tests if _tier(t) == tier]
+        if mine:
+            lines.append(f"{tier} tests: {_tally(mine)}; students: {visibility[tier]}")
+    lines.append(f"Isolation: {_isolation(report, protections=False)}")
+    lines.extend(f"  protection: {as_text(p)}" for p in report["isolation"].get("protections", []))
+    lines.append("Limits: " + ", ".join(f"{name}={value}" for name, value in report.get("limits", {}).items()))
+    lines.extend(f"Flag: {_flag_line(f)}" for f in report["flags"])
+    return visible("\n".join(lines))
 
 
 def classroom_results(report: dict) -> dict:
