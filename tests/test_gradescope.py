@@ -126,6 +126,27 @@ def test_the_package_knows_one_lab_and_verifies_its_own_files(package, tmp_path)
     assert readme.startswith(f"# labkit: the Gradescope autograder for lab {LAB}\n") and "hidden tests" not in readme
 
 
+def test_the_package_has_what_installing_it_needs(package, tmp_path):
+    """setup.sh's `pip install -e` reads pyproject.toml, its readme and the packages it finds: setuptools'
+    egg_info does the same, offline (pip would fetch the build backend)."""
+    pytest.importorskip("setuptools", reason="the kit's virtual environment has no setuptools to build with")
+    _, source = package
+    kit = shutil.copytree(source / "labkit", tmp_path / "labkit")
+    built = subprocess.run(
+        [sys.executable, "-c", "import setuptools; setuptools.setup()", "egg_info", "--egg-base", str(tmp_path)],
+        cwd=kit,
+        env=clean_env(),
+        capture_output=True,
+        text=True,
+    )
+    assert built.returncode == 0, built.stderr
+    info = tmp_path / "labkit.egg-info"
+    assert f"# labkit: the Gradescope autograder for lab {LAB}" in (info / "PKG-INFO").read_text()
+    sources = (info / "SOURCES.txt").read_text().split()
+    assert {f"labs/{LAB}/test_lab.py", "grader/platforms/gradescope.py", "labs/__init__.py"} <= set(sources)
+    assert not [s for s in sources if s.startswith("labs/") and not s.startswith((f"labs/{LAB}/", "labs/__init__"))]
+
+
 def test_package_holds_no_reference_code(package):
     archive, source = package
     with zipfile.ZipFile(archive) as zf:
