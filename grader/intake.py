@@ -53,6 +53,11 @@ class Source:
     data: bytes  # the file as read, once: what is staged, hashed and graded
     text: str  # as Python decodes it
 
+    @property
+    def line_count(self) -> int:
+        """How many lines Python numbers in the file (decode_source made every line end \\n but maybe the last)."""
+        return self.text.count("\n") + (not self.text.endswith("\n"))
+
 
 def read(path: Path, name: str | None = None) -> Source:
     """The file at ``path`` (links followed: the caller vetted them), or SubmissionError saying why not.

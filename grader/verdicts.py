@@ -25,8 +25,9 @@ EXIT_AT_IMPORT_HINT = "remove top-level code that exits; put experiments under `
 SYNTAX_HINT = "run `python -m py_compile` on your file to see the error in context"
 
 
-def verdict(outcome: str, message: str = "", hint: str = "") -> dict:
-    return {"outcome": outcome, "message": message, "hint": hint}
+def verdict(outcome: str, message: str = "", hint: str = "", line: int | None = None) -> dict:
+    """``line``: the line of the code under test the verdict points at (where its exception was raised), if any."""
+    return {"outcome": outcome, "message": message, "hint": hint, "line": line}
 
 
 PASSED = verdict("passed")
@@ -34,14 +35,17 @@ SKIPPED = verdict("not_run", "skipped")
 
 
 class SubmissionError(Exception):
-    """The code under test cannot be used at all (does not import, lacks a public name): outcome error."""
+    """The code under test cannot be used at all (does not import, lacks a public name): outcome error.
+
+    ``line``: the file's own line that stopped it (a syntax error, a raise at import), if known."""
 
     outcome = "error"
 
-    def __init__(self, message: str, hint: str = ""):
+    def __init__(self, message: str, hint: str = "", line: int | None = None):
         super().__init__(message)
         self.message = message
         self.hint = hint
+        self.line = line
 
 
 class WorkerFailure(Exception):
@@ -128,15 +132,15 @@ TOO_DEEP_TO_COMPILE = "nested too deeply for Python's compiler"
 
 def syntax_error(name: str, line: int | None, what: str) -> SubmissionError:
     where = f"line {line}" if line else "an unknown line"
-    return SubmissionError(f"{name} does not parse: SyntaxError at {where}: {what}", SYNTAX_HINT)
+    return SubmissionError(f"{name} does not parse: SyntaxError at {where}: {what}", SYNTAX_HINT, line)
 
 
 def import_failed(name: str, kind: str, line: int | None, what: str) -> SubmissionError:
     """``name`` raised ``kind`` (``what``) while being imported, at ``line`` of its own if known."""
     where = f" at line {line}" if line else ""
     if kind == "SystemExit":
-        return SubmissionError(f"{name} called exit() while being imported{where}", EXIT_AT_IMPORT_HINT)
-    return SubmissionError(f"importing {name} raised {kind}{where}: {what}", CLEAN_IMPORT_HINT)
+        return SubmissionError(f"{name} called exit() while being imported{where}", EXIT_AT_IMPORT_HINT, line)
+    return SubmissionError(f"importing {name} raised {kind}{where}: {what}", CLEAN_IMPORT_HINT, line)
 
 
 def import_timed_out(name: str, seconds: float) -> SubmissionError:
@@ -219,6 +223,64 @@ def where(exc: BaseException, code_files: set[str]) -> str:
     return f"{Path(found.filename).name}:{found.lineno} in {found.name}"
 
 
+def line_in_file(value, line_count: int | None) -> int | None:
+    """``value`` if it is a line of a file of ``line_count`` lines (an int from 1 to ``line_count``), else None.
+
+    A line another process reports (the worker; a test process, through the progress stream) is a
+    claim: checked here before a message, a report or an annotation uses it."""
+    if type(value) is not int or line_count is None or not 1 <= value <= line_count:
+        return None
+    return value
+
+
+_CHAIN_DEPTH = 8  # how far back a failed check's chain of exceptions is followed
+
+
+def _innermost_line(exc: BaseException, code_files: set[str]) -> int | None:
+    """The line of the innermost frame of the code under test in ``exc``'s traceback; behind the
+    wall, the line the worker reported (checked by the wall's session against the file)."""
+    if hasattr(exc, "labkit_where"):
+        return getattr(exc, "labkit_line", None)
+    line = None
+    for frame in traceback.extract_tb(exc.__traceback__):
+        if frame.filename in code_files:
+            line = frame.lineno
+    return line
+
+
+def _raised_in(exc: BaseException, code_files: set[str]) -> bool:
+    """Whether ``exc`` was raised by the code under test itself (its last frame is the code's)."""
+    if hasattr(exc, "labkit_where"):
+        return True
+    frames = traceback.extract_tb(exc.__traceback__)
+    return bool(frames) and frames[-1].filename in code_files
+
+
+def line_of(exc: BaseException, code_files: set[str]) -> int | None:
+    """The line of the code under test that ``exc``'s verdict points at, or None.
+
+    An exception: where the code under test was when it was raised (a library's error below it
+    points at the code's call). A failed check or assertion of the test's own: the exception it
+    was raised while handling, if the code under test raised that one (``Value exp raised
+    AttributeError ...`` points at the line that raised the AttributeError); its own traceback
+    would point at a callback of the test's, not at the code."""
+    if isinstance(exc, SubmissionError):
+        return exc.line
+    if isinstance(exc, WorkerFailure):
+        return None
+    if not isinstance(exc, AssertionError) or _raised_in(exc, code_files):
+        found = _innermost_line(exc, code_files)
+        if found is not None:
+            return found
+    cause, seen = exc.__cause__ or exc.__context__, 0
+    while cause is not None and seen < _CHAIN_DEPTH:
+        found = _innermost_line(cause, code_files)
+        if found is not None:
+            return found
+        cause, seen = cause.__cause__ or cause.__context__, seen + 1
+    return None
+
+
 NOT_IMPLEMENTED = "not implemented yet"  # a stub's verdict starts so, then the stub's own message
 PYTEST_TIMEOUT = "Timeout (>"  # how pytest-timeout's failure starts: "Timeout (>10.0s) from pytest-timeout."
 
@@ -229,10 +291,11 @@ def classify(exc: BaseException, static_hint: str, code_files: set[str] = frozen
 
     from grader.testing.checks import LabCheckFailure
 
+    line = line_of(exc, code_files)
     if isinstance(exc, LabCheckFailure):
-        return verdict("failed", clip(exc.message), exc.hint or static_hint)
+        return verdict("failed", clip(exc.message), exc.hint or static_hint, line)
     if isinstance(exc, SubmissionError):
-        return verdict("error", clip(exc.message), exc.hint)
+        return verdict("error", clip(exc.message), exc.hint, line)
     if isinstance(exc, WorkerFailure):
         return verdict(exc.outcome, clip(exc.message), exc.hint or static_hint)
     # A check that knew what the code under test was doing may have diagnosed its exception.
@@ -243,16 +306,16 @@ def classify(exc: BaseException, static_hint: str, code_files: set[str] = frozen
     if isinstance(exc, pytest.fail.Exception) and text.startswith(PYTEST_TIMEOUT):
         limit = text[len(PYTEST_TIMEOUT) :].split("s)")[0]
         try:
-            return verdict("timeout", test_timeout_message(float(limit), located), LOOP_HINT)
+            return verdict("timeout", test_timeout_message(float(limit), located), LOOP_HINT, line)
         except ValueError:  # not pytest-timeout's: a test's own pytest.fail
             pass
     if isinstance(exc, NotImplementedError):  # a stub: the message says what to write; no bug to hint at
-        return verdict("failed", clip(f"{NOT_IMPLEMENTED}{': ' if text else ''}{text}", at))
+        return verdict("failed", clip(f"{NOT_IMPLEMENTED}{': ' if text else ''}{text}", at), "", line)
     if isinstance(exc, AssertionError):
-        return verdict("failed", clip(text or "assertion failed"), static_hint)
+        return verdict("failed", clip(text or "assertion failed"), static_hint, line)
     # Behind the wall the exception is a stand-in of a built-in type: it carries its own type's name.
     name = getattr(exc, "labkit_type", None) or type(exc).__name__
-    return verdict("error", clip(f"{name}: {text}", at), static_hint)
+    return verdict("error", clip(f"{name}: {text}", at), static_hint, line)
 
 
 # -- a verdict read back --------------------------------------------------------------------

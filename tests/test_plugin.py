@@ -252,13 +252,18 @@ def test_json_report_carries_each_graded_verdict(pytester, orders):
     result.assert_outcomes(passed=2, failed=1)
     entries = {t["nodeid"]: t for t in json.loads(report.read_text())["tests"]}
     assert entries["test_units.py::test_passes"]["metadata"] == {
-        "labkit": {"task": "t", "points": 2, "verdict": {"outcome": "passed", "message": "", "hint": ""}}
+        "labkit": {"task": "t", "points": 2, "verdict": {"outcome": "passed", "message": "", "hint": "", "line": None}}
     }
     assert entries["test_units.py::test_fails"]["metadata"] == {
         "labkit": {
             "task": "u",
             "points": 0.5,
-            "verdict": {"outcome": "failed", "message": "wrong sign\nassert False", "hint": "check the sign"},
+            "verdict": {
+                "outcome": "failed",
+                "message": "wrong sign\nassert False",
+                "hint": "check the sign",
+                "line": None,  # the test's own assert: no line of the code under test
+            },
         }
     }
     assert "labkit" not in entries["test_units.py::test_plain"].get("metadata", {})

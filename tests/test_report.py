@@ -4,6 +4,7 @@ import json
 
 from grader import labs, limits, report
 from grader.grading import grade as grading
+from grader.grading import runner
 from grader.implementation import Implementation
 from grader.report import schema
 from tests.grading import grade
@@ -102,3 +103,44 @@ def test_a_partial_run_says_so_and_never_reads_as_a_full_score():
     assert document["all_passed"] is False
     wrong = {**document, "partial": {"task": ""}}
     assert schema.validate_report(wrong) != []
+
+
+def test_a_stubs_verdict_points_at_the_line_that_raises():
+    """Each test the pristine starter fails points, in ``line``, at the stub's own raise: the line
+    its message names, and the line of the file that holds ``raise NotImplementedError``."""
+    document = grade("ch06", "mine")
+    lines = labs.get("ch06").starter.read_text().splitlines()
+    failed = [t for t in document["tests"] if t["outcome"] != "passed"]
+    assert failed
+    for test in failed:
+        assert f"(starter.py:{test['line']} in " in test["message"], test["id"]
+        assert lines[test["line"] - 1].strip().startswith("raise NotImplementedError("), test["id"]
+    assert schema.validate_report(document) == []
+    assert all(t["line"] is None for t in grade("ch06", "ref")["tests"])  # passed: nothing to point at
+
+
+def test_a_line_is_kept_only_when_it_is_one_of_the_files(tmp_path):
+    """The test process's claim of a line is checked against the file under test: an int from 1 to its
+    line count; the reference (a package of files) has none."""
+    lab = labs.get("lesson1_3")
+    submission = tmp_path / "alice.py"
+    submission.write_text("x = 1\ny = 2\nz = 3")  # 3 lines, the last without its newline
+    claims = [1, 3, 4, 0, "2", 2.0, True, None]
+    results = [
+        runner.TestResult(f"test_{i}", "engine", "failed", 0, 1, 0.0, "m", "", claim) for i, claim in enumerate(claims)
+    ]
+
+    def built(impl):
+        document = report.build_report(
+            lab,
+            impl,
+            results,
+            isolation={"mode": "worker", "protections": []},
+            limits=limits.in_force(lab.limits),
+            duration_s=0.1,
+        )
+        assert schema.validate_report(document) == []
+        return [t["line"] for t in document["tests"]]
+
+    assert built(Implementation("submission", submission)) == [1, 3, None, None, None, None, None, None]
+    assert built(Implementation("ref", None)) == [None] * len(claims)

@@ -59,6 +59,7 @@ def test_a_failed_check_keeps_its_message_and_its_own_hint():
         "outcome": "failed",
         "message": "x.grad is 3.0, expected 4.0",  # without the "\nhint: ..." its str() carries
         "hint": "add (+=) into .grad",
+        "line": None,  # raised by the test, handling nothing the code under test raised
     }
 
 
@@ -68,6 +69,7 @@ def test_a_failed_check_without_a_hint_gets_the_tests():
         "outcome": "failed",
         "message": "x.grad is 3.0, expected 4.0",
         "hint": STATIC,
+        "line": None,
     }
 
 
@@ -82,6 +84,7 @@ def test_a_submission_error_is_an_error_with_its_own_hint_only():
         "outcome": "error",
         "message": "the code under test does not define Tensor",
         "hint": "define it at the top level",
+        "line": None,
     }
     # the test's hint is about the test, not about a file that cannot be used
     assert classify(caught(SubmissionError("no file to grade at a.py")), STATIC)["hint"] == ""
@@ -97,6 +100,7 @@ def test_a_worker_failure_names_its_outcome(kind, outcome):
         "outcome": outcome,
         "message": message,
         "hint": "use less memory",
+        "line": None,
     }
     assert classify(caught(kind(message)), STATIC)["hint"] == STATIC
 
@@ -113,6 +117,7 @@ def test_pytest_timeouts_failure_is_a_timeout_with_the_loop_hint():
         "outcome": "timeout",
         "message": "timeout: the test ran longer than its limit of 10 s",
         "hint": LOOP_HINT,
+        "line": None,
     }
     assert LOOP_HINT == "look for a loop that never ends, or work that grows too fast (e.g. a graph visited many times)"
 
@@ -124,6 +129,7 @@ def test_a_timeout_in_the_code_under_test_says_where_it_was_running():
         "outcome": "timeout",
         "message": "timeout: the test ran longer than its limit of 2.5 s; it was running starter.py:3 in backward",
         "hint": LOOP_HINT,
+        "line": 3,
     }
 
 
@@ -133,6 +139,7 @@ def test_pytest_fail_for_another_reason_is_not_a_timeout():
         "outcome": "error",
         "message": "Failed: boom (starter.py:2 in f)",
         "hint": STATIC,
+        "line": 2,
     }
 
 
@@ -143,6 +150,7 @@ def test_not_implemented_names_the_stub_and_where_it_is_and_hints_at_no_bug():
         "outcome": "failed",
         "message": "not implemented yet: Task 1 - implement Value.backward (starter.py:3 in backward)",
         "hint": "",  # the test's hint names a likely bug: a stub has none, its message says what to write
+        "line": 3,
     }
     assert classify(exc, STATIC, set())["message"] == "not implemented yet: Task 1 - implement Value.backward"
 
@@ -153,6 +161,7 @@ def test_an_assertion_says_its_message():
         "outcome": "failed",
         "message": "the loss did not go down: 0.69 then 0.71",
         "hint": STATIC,
+        "line": None,
     }
 
 
@@ -161,12 +170,14 @@ def test_an_assertion_without_a_message_says_so():
         "outcome": "failed",
         "message": "assertion failed",
         "hint": STATIC,
+        "line": None,
     }
 
 
 def test_an_assertion_in_the_code_under_test_is_worded_without_its_location():
     exc = raised("def f():\n    assert 1 == 2, 'one is not two'\n", "f")
     assert classify(exc, STATIC, CODE)["message"] == "one is not two"
+    assert classify(exc, STATIC, CODE)["line"] == 2  # but its line, for an annotation
 
 
 def test_any_other_exception_is_an_error_naming_its_type_and_location():
@@ -175,6 +186,7 @@ def test_any_other_exception_is_an_error_naming_its_type_and_location():
         "outcome": "error",
         "message": "ZeroDivisionError: division by zero (starter.py:2 in f)",  # the innermost frame of the code
         "hint": STATIC,
+        "line": 2,
     }
     assert classify(exc, STATIC, set())["message"] == "ZeroDivisionError: division by zero"
 
@@ -199,10 +211,71 @@ def test_an_exception_from_behind_the_wall_carries_its_location():
     exc = caught(ValueError("shapes (2,3) and (2,3) not aligned"))
     exc.labkit_where = "alice.py:41 in __matmul__"
     message = "ValueError: shapes (2,3) and (2,3) not aligned (alice.py:41 in __matmul__)"
-    assert classify(exc, STATIC, set()) == {"outcome": "error", "message": message, "hint": STATIC}
+    exc.labkit_line = 41  # checked against the file by the wall's session
+    assert classify(exc, STATIC, set()) == {"outcome": "error", "message": message, "hint": STATIC, "line": 41}
     assert verdicts.where(exc, CODE) == "alice.py:41 in __matmul__"
     exc.labkit_where = ""  # the worker could not locate it: no suffix, and no guess from local frames
     assert classify(exc, STATIC, {__file__})["message"] == "ValueError: shapes (2,3) and (2,3) not aligned"
+
+
+# -- the line a verdict points at -----------------------------------------------------------
+def test_a_failed_check_points_at_the_line_that_raised_the_error_it_reports():
+    """A check that caught the code's error and failed with its own words (``Value exp raised
+    AttributeError ...``) points at the line of the code that raised it."""
+    namespace = {}
+    exec(compile("def mul(x, y):\n    z = 1\n    return x.data * y.data\n", STARTER, "exec"), namespace)
+
+    def probe():
+        try:
+            namespace["mul"](None, 2.0)
+        except AttributeError as error:
+            raise LabCheckFailure(f"x * 2.0 raised {error}")  # noqa: B904 - as the checks raise it
+
+    exc = raised("def run():\n    probe()\n", "run", "/x/test_lab.py", probe=probe)
+    assert isinstance(exc, LabCheckFailure) and isinstance(exc.__context__, AttributeError)
+    assert classify(exc, STATIC, CODE)["line"] == 3
+    assert classify(exc, STATIC, set())["line"] is None  # no code under test in the chain
+
+
+def test_a_failed_check_raised_through_the_code_under_test_does_not_point_at_the_call():
+    """A check of the test's failing inside a callback the code under test called: the code's
+    frame is a caller, not the cause."""
+    namespace = {}
+    exec(compile("def gradcheck(f):\n    return f()\n", STARTER, "exec"), namespace)
+
+    def callback():
+        raise LabCheckFailure("the loss is wrong")
+
+    with pytest.raises(LabCheckFailure) as info:
+        namespace["gradcheck"](callback)
+    assert classify(info.value, STATIC, CODE)["line"] is None
+
+
+def test_a_file_that_does_not_import_points_at_its_line():
+    assert classify(caught(verdicts.syntax_error("a.py", 12, "invalid syntax")), STATIC)["line"] == 12
+    assert classify(caught(verdicts.import_failed("a.py", "ValueError", 3, "boom")), STATIC)["line"] == 3
+    assert classify(caught(verdicts.import_failed("a.py", "ValueError", None, "boom")), STATIC)["line"] is None
+
+
+@pytest.mark.parametrize(
+    ("claim", "kept"),
+    [
+        (1, 1),
+        (30, 30),
+        (31, None),
+        (0, None),
+        (-4, None),
+        (True, None),
+        (3.0, None),
+        ("3", None),
+        (None, None),
+        (2**70, None),
+        ([3], None),
+    ],
+)
+def test_a_line_another_process_claims_is_kept_only_when_it_is_one_of_the_files(claim, kept):
+    assert verdicts.line_in_file(claim, 30) == kept
+    assert verdicts.line_in_file(claim, None) is None  # no file to check it against: none
 
 
 # -- clipping -------------------------------------------------------------------------------
@@ -256,6 +329,7 @@ def test_a_tests_own_failure_that_looks_like_a_timeout_is_not_one():
         "outcome": "error",
         "message": "Failed: Timeout (>abc",
         "hint": STATIC,
+        "line": None,
     }
 
 

@@ -37,7 +37,12 @@ def leave_a_thread():
     return 1.0
 
 
+def raise_here():
+    raise ValueError("raised on this line")
+
+
 Value.spin_forever = lambda self: spin_forever()
+Value.raise_here = lambda self: raise_here()
 Value.leave_a_thread = lambda self: leave_a_thread()
 """
 
@@ -174,3 +179,20 @@ def test_several_reads_are_one_request_with_each_error_its_own(session):
     with pytest.raises(AttributeError, match="no_such_attribute"):
         channel.read_many([(y, "data"), (y, "no_such_attribute")])
     session.end()
+
+
+def test_an_error_carries_its_line_and_a_line_the_file_lacks_is_dropped(session):
+    """The worker says where the code raised: the trusted side keeps the line only if it is an int
+    from 1 to the file's line count (a child that writes its own reply can claim anything)."""
+    lines = session.submission.read_text(encoding="utf-8").splitlines()
+    raising = lines.index('    raise ValueError("raised on this line")') + 1
+    Value = session.public("Value")
+    with pytest.raises(ValueError, match="raised on this line") as info:
+        float(Value(1.0).raise_here())
+    session.end()
+    assert info.value.labkit_line == raising and info.value.labkit_where == f"submission.py:{raising} in raise_here"
+    assert session.line_count == len(lines)
+    claimed = {"type": "ValueError", "bases": ["ValueError"], "message": "m", "where": "submission.py:1 in f"}
+    assert session.exception_from({**claimed, "line": len(lines)}).labkit_line == len(lines)
+    for forged in (len(lines) + 1, 0, -3, 2**70, "3", 3.0, True, None, [3], {"n": 3}):
+        assert session.exception_from({**claimed, "line": forged}).labkit_line is None, forged

@@ -79,6 +79,7 @@ class TestResult:
     duration_s: float
     message: str
     hint: str
+    line: int | None = None  # as the test process said: grader.report checks it against the file
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -132,6 +133,7 @@ def _result_from_event(test: dict, event: dict) -> TestResult:
         event["duration_s"],
         event["message"],
         event["hint"],
+        event.get("line"),
     )
 
 

@@ -12,7 +12,7 @@ import platform
 from datetime import datetime, timezone
 from pathlib import Path
 
-from grader import __version__, atomic
+from grader import __version__, atomic, intake, verdicts
 from grader.grading.runner import TestResult
 from grader.implementation import Implementation
 from grader.labs import Lab, Task
@@ -44,6 +44,17 @@ def task_summary(task: Task, results: list[TestResult]) -> dict:
     }
 
 
+def _line_count(impl: Implementation) -> int | None:
+    """The lines of the file under test, which a test's ``line`` must be one of; None for the reference
+    package (several files: a line alone names none of them) and for a file intake refuses."""
+    if impl.path is None:
+        return None
+    try:
+        return intake.read(impl.path).line_count
+    except verdicts.SubmissionError:
+        return None
+
+
 def build_report(
     lab: Lab,
     impl: Implementation,
@@ -62,6 +73,7 @@ def build_report(
     tasks = [task_summary(task, [r for r in results if r.task == task.id]) for task in lab.tasks]
     score = sum(r.points for r in results)
     max_score = sum(r.max_points for r in results)
+    line_count = _line_count(impl)
     counts = {
         outcome: sum(r.outcome == outcome for r in results)
         for outcome in ("passed", "failed", "error", "timeout", "crashed", "not_run")
@@ -89,6 +101,7 @@ def build_report(
                 "duration_s": r.duration_s,
                 "message": r.message,
                 "hint": r.hint,
+                "line": verdicts.line_in_file(r.line, line_count),
             }
             for r in results
         ],

@@ -482,8 +482,9 @@ class WallSession:
         self.load = self.box.load(submission)
         self.learned: dict = {}
         self.broken: SubmissionError | None = None
+        self.line_count: int | None = None  # the file's lines, to check a line the worker names against
         try:  # the file as every way in reads it: one the kit refuses never runs, whatever the compiler allows
-            intake.read(submission)
+            self.line_count = intake.read(submission).line_count
         except SubmissionError as exc:
             self.broken = exc
         self.ready = False
@@ -524,7 +525,8 @@ class WallSession:
         if message.get("syntax_error") and self.broken is None:
             error = message["syntax_error"]
             what = verdicts.TOO_DEEP_TO_COMPILE if error.get("too_deep") is True else str(error.get("message", ""))
-            self.broken = verdicts.syntax_error(self.submission.name, error.get("line"), what)
+            line = verdicts.line_in_file(error.get("line"), self.line_count)
+            self.broken = verdicts.syntax_error(self.submission.name, line, what)
 
     def _fork(self) -> Channel:
         self.forks += 1
@@ -630,7 +632,8 @@ class WallSession:
             raise self.broken from None
         if type(hello.get("import_error")) is dict:
             error = hello["import_error"]
-            kind, line, what = str(error.get("type", "Exception")), error.get("line"), str(error.get("message", ""))
+            kind, what = str(error.get("type", "Exception")), str(error.get("message", ""))
+            line = verdicts.line_in_file(error.get("line"), self.line_count)
             self.broken = verdicts.import_failed(self.submission.name, kind, line, what)
             raise self.broken
         if hello.get("op") != "hello" or not _valid_names(hello.get("names"), self.lab.public):
@@ -697,6 +700,7 @@ class WallSession:
         except TypeError:
             exc = RuntimeError(f"{name}: {message}")
         exc.labkit_where = str(error.get("where", ""))[:200]
+        exc.labkit_line = verdicts.line_in_file(error.get("line"), self.line_count)
         exc.labkit_function = str(error.get("function", ""))[:200]
         exc.labkit_trace = str(error.get("trace", ""))[:3000]
         exc.labkit_type = name[:100]
