@@ -32,7 +32,7 @@ REPORT = reports/$(LAB)-$(if $(filter mine ref,$(IMPL)),$(IMPL),$(basename $(not
 help:
 	@echo "make lab CH=06 [IMPL=mine|ref|path] [WALL=1] [TASK=value]   grade a lab, or one task of it (LAB=lesson1_3 for labs without a chapter number)"
 	@echo "make test                             run the kit's own tests"
-	@echo "make grade [CH=06|LAB=id]             grade your starters behind the wall, as CI on your fork does (reports/ci)"
+	@echo "make grade [CH=06|LAB=id]             grade behind the wall, as CI on your fork does: LAB, or the labs you changed (reports/ci)"
 # instructor only
 	@echo "make dev                              the developers' tools in .venv (ruff, pytest-xdist) and the sandbox"
 	@echo "make lint | format | starters         ruff checks, ruff formatting, regenerate starters from references"
@@ -51,7 +51,7 @@ venv:
 	@$(call installed,$(READY)) || $(INSTALL)
 
 # instructor only
-# The developers' extras too (ruff, pytest-xdist, pyyaml): for the kit's tests, lint and format.
+# The developers' extras too (ruff, pytest-xdist, pyyaml, zizmor, check-jsonschema): for the kit's tests, lint and format.
 DEV_READY := $(VENV)/.labkit-dev-installed
 dev-venv:
 	@$(call installed,$(DEV_READY)) || $(INSTALL) --dev
@@ -96,9 +96,10 @@ endif
 test: dev-venv sandbox
 	$(BIN)/python -m pytest -n 4 --dist loadscope --durations=15 tests labs/*/instructor
 
-# Every lab (or LAB's) on your starter.py behind the wall, as the fork's CI workflow runs it.
+# LAB on your starter.py behind the wall, or the labs whose starter.py you changed (every lab if none),
+# as the fork's CI workflow runs it.
 grade: venv sandbox
-	$(BIN)/grader ci $(if $(LAB),--lab $(LAB),)
+	$(BIN)/grader ci $(if $(LAB),--lab $(LAB),--changed)
 
 # instructor only
 lint: dev-venv

@@ -2,15 +2,21 @@
 
 One real run grades the pristine ch06 starter behind the wall (a few seconds, once per
 module); the other tests replay its report through a stand-in for grade.grade, since what
-they check (exit statuses, integrity, combining labs, where the summary goes) does not
-depend on grading again. The kit's files are never modified: the integrity check runs
-against a manifest in tmp_path, built from the kit as it is now (so other edits to the
-working tree do not count as tampering) and, for a tampered checkout, with one hash changed.
+they check (exit statuses, integrity, which labs, where the summary goes) does not depend on
+grading again. The kit's files are never modified: the integrity check runs against a
+manifest in tmp_path, built from the kit as it is now (so other edits to the working tree do
+not count as tampering) and, for a tampered checkout, with one hash changed. A simulated fork
+(the student edition, exported to tmp_path, with a bug in a starter) is graded for real, by
+its own grader, as GitHub Actions would run it.
 """
 
+import base64
 import copy
 import json
+import os
+import re
 import subprocess
+import sys
 import xml.etree.ElementTree as ET
 from types import SimpleNamespace
 
@@ -21,12 +27,14 @@ from grader import labs
 from grader.cli import main
 from grader.grading import grade, runner
 from grader.implementation import Implementation
-from grader.kit import manifest
+from grader.kit import edition, manifest
 from grader.labs import KIT_ROOT
 from grader.platforms import github
 from grader.report import exports, schema
+from grader.report.text import whole_points
+from tests import instructor
 
-ENV = ("GITHUB_STEP_SUMMARY", "GITHUB_OUTPUT")
+ENV = ("GITHUB_STEP_SUMMARY", "GITHUB_OUTPUT", "LABKIT_LAB")
 TAMPERED_FILE = "labs/ch06/test_lab.py"
 
 
@@ -41,6 +49,10 @@ def write_manifest(path, tamper=None):
 
 def run_ci(*args):
     return CliRunner().invoke(main, ["ci", *map(str, args)], catch_exceptions=False)
+
+
+def errors(stdout: str) -> list[str]:
+    return [line for line in stdout.splitlines() if line.startswith("::error ")]
 
 
 @pytest.fixture(autouse=True)
@@ -86,14 +98,15 @@ def test_pristine_checkout_exits_0_and_writes_every_output(graded):
     result = graded.result
     assert result.exit_code == 0, result.output
     assert sorted(p.name for p in graded.out.iterdir()) == [
+        "ch06.classroom.json",
         "ch06.json",
         "ch06.junit.xml",
-        "classroom.json",
         "summary.md",
     ]
     assert "integrity: every protected file is as shipped" in result.stdout
+    assert "Graded: ch06, the lab the assignment names." in result.stdout
     assert "::warning" not in result.stdout
-    assert "ch06: 0/100 points (0/76 tests passed)" in result.stderr
+    assert "ch06: 0/100 points (0/76 tests passed; exact score 0)" in result.stderr
 
 
 def test_the_starter_scores_zero_behind_the_wall(graded):
@@ -101,14 +114,63 @@ def test_the_starter_scores_zero_behind_the_wall(graded):
     assert report["score"] == 0 and report["max_score"] == sum(t["max_points"] for t in report["tests"]) > 0
     assert report["isolation"]["mode"] == "worker"
     assert report["implementation"]["name"] == "labs/ch06/starter.py" and report["impl"] == "mine"
-    assert graded.result.stdout.splitlines()[-1] == (
-        f"::notice title=Autograding complete::Points 0/{report['max_score']}"
+    assert graded.result.stdout.splitlines()[-1] == f"::notice title=ch06 (advisory)::0/{report['max_score']} points"
+
+
+def test_the_starters_stubs_are_annotated_where_they_raise(graded):
+    """The pristine starter fails 76 tests for 3 reasons (Value's stub, Tensor's, and Tensor's reached
+    through the provided numerical_grad): one error annotation each, on labs/ch06/starter.py at the
+    line its message names, which raises the stub (or, for numerical_grad, calls the code that does)."""
+    shown = errors(graded.result.stdout)
+    found = github.failures([graded.report])
+    assert len(shown) == len(found) == 3 and sum(len(f.tests) for f in found) == 76
+    lines = (KIT_ROOT / "labs/ch06/starter.py").read_text().splitlines()
+    for command, failure in zip(shown, found, strict=True):
+        number = int(re.fullmatch(r"::error file=labs/ch06/starter\.py,line=(\d+),title=ch06%3A .*", command)[1])
+        assert number == failure.line and f"(starter.py:{number} in " in failure.message
+        assert command.endswith("::" + github.command_data(failure.message))  # a stub has no hint
+    raising = [f for f in found if lines[f.line - 1].strip().startswith("raise NotImplementedError(")]
+    assert len(raising) == 2 and lines[found[-1].line - 1].strip() == "up = f(x)"
+    assert "not annotated" not in graded.summary
+
+
+def test_annotations_stop_at_githubs_limit_and_the_summary_counts_the_rest(graded):
+    """76 different failures: 10 annotations (GitHub shows no more per step), and the summary says 66 more."""
+    report = copy.deepcopy(graded.report)
+    for i, test in enumerate(report["tests"]):
+        test["message"] = f"failure number {i}"
+    shown, more = github.annotations([report])
+    assert len(shown) == github.MAX_ANNOTATIONS == 10 and more == 66
+    assert shown[0].endswith("::failure number 0") and shown[-1].endswith("::failure number 9")
+    summary = github.job_summary([report], graded.report["integrity"], "", more)
+    assert "66 more failures (by message and line) are not annotated on your file" in summary
+
+
+def test_workflow_commands_are_escaped_as_the_toolkit_escapes_them():
+    """GitHub's toolkit: a message escapes %, CR and LF; a property also : and , (else `title=a,b` ends early)."""
+    assert github.command_data("50% done\r\nnext: a, b") == "50%25 done%0D%0Anext: a, b"
+    assert github.command_property("50% done\r\nnext: a, b") == "50%25 done%0D%0Anext%3A a%2C b"
+    report = {
+        "lab": "ch06",
+        "tests": [
+            {"id": "test_a,b", "points": 0, "max_points": 1.5, "line": 7, "message": "x\ny: 100%", "hint": "h,1"},
+            {"id": "test_c", "points": 0, "max_points": 1, "line": None, "message": "\x1b[31mred", "hint": ""},
+            {"id": "test_ok", "points": 1, "max_points": 1, "line": 3, "message": "", "hint": ""},
+        ],
+    }
+    assert github.annotations([report]) == (
+        [
+            "::error file=labs/ch06/starter.py,line=7,title=ch06%3A test_a%2Cb lost 1.5 points"
+            "::x%0Ay: 100%25%0Ahint: h,1",
+            "::error file=labs/ch06/starter.py,title=ch06%3A test_c lost 1 point::\\x1b[31mred",  # file-level
+        ],
+        0,
     )
 
 
 def test_every_report_validates_and_records_integrity(graded):
     for path in graded.out.glob("*.json"):
-        if path.name != "classroom.json":
+        if not path.name.endswith(".classroom.json"):
             assert schema.validate_report(json.loads(path.read_text())) == [], path.name
     assert graded.report["integrity"] == {"advisory": True, "tampered": False, "findings": []}
 
@@ -120,24 +182,31 @@ def test_junit_xml_parses(graded):
     assert int(suite.get("failures")) == graded.report["counts"]["failed"] > 0
 
 
-def test_classroom_json_lists_the_labs_tests_under_their_lab(graded):
-    classroom = json.loads((graded.out / "classroom.json").read_text())
-    one = exports.classroom_results(graded.report)
-    assert classroom["version"] == 1 and classroom["status"] == "fail"
-    assert classroom["max_score"] == graded.report["max_score"]
-    assert [t["name"] for t in classroom["tests"]] == [f"ch06::{t['name']}" for t in one["tests"]]
+def test_the_classroom_result_is_the_labs_own(graded):
+    classroom = json.loads((graded.out / "ch06.classroom.json").read_text())
+    assert classroom == exports.classroom_results(graded.report)
+    assert classroom["version"] == 1 and classroom["status"] == "fail" and classroom["max_score"] == 100
+    assert [t["name"] for t in classroom["tests"]] == [t["id"] for t in graded.report["tests"]]
     assert sum(t["score"] for t in classroom["tests"]) == 0
+    lines = [t["line_no"] for t in classroom["tests"]]
+    assert lines == [t["line"] or 0 for t in graded.report["tests"]] and all(lines)
 
 
 def test_step_summary_and_outputs_are_appended(graded):
     summary, report = graded.summary, graded.report
-    assert summary.startswith("earlier step\n# Autograding (advisory): 0/100 points\n")
-    assert f"| ch06 | 0 | {report['max_score']} | 0/{len(report['tests'])} |" in summary
+    assert summary.startswith("earlier step\n# Autograding (advisory): ch06, 0/100 points\n")
+    assert f"| ch06 | 0/100 | 0/{report['max_score']} | 0/{len(report['tests'])} |" in summary
     assert "advisory" in summary and "grade of record is the instructor's batch run" in summary
+    assert "Graded: ch06, the lab the assignment names." in summary
     assert "Tampered" not in summary
     assert exports.job_summary_markdown(report) in summary
     assert "# Autograding" not in graded.result.stdout  # it went to the step summary instead
-    assert graded.outputs == f"earlier=1\nscore=0\nmax_score={report['max_score']}\ntampered=false\n"
+    classroom = base64.b64encode(json.dumps(exports.classroom_results(report), separators=(",", ":")).encode())
+    assert graded.outputs == (
+        "earlier=1\nlabs=ch06\nch06_score=0\nch06_max_score=100\n"
+        'scores={"ch06":{"score":0,"max_score":100}}\n'
+        f"score=0\nmax_score=100\nclassroom_result={classroom.decode()}\ntampered=false\n"
+    )
 
 
 def test_fail_on_points_exits_1_and_fail_on_tampered_does_not_when_clean(replay, tmp_path):
@@ -166,20 +235,84 @@ def test_a_tampered_checkout_is_reported_and_fails_only_when_asked(replay, tmp_p
     assert again.exit_code == 1
 
 
-def test_every_lab_is_graded_on_its_starter_behind_the_wall_by_default(replay, tmp_path):
+def test_every_lab_is_graded_on_its_starter_behind_the_wall_by_default(replay, tmp_path, monkeypatch):
+    outputs = tmp_path / "github_output"
+    monkeypatch.setenv("GITHUB_OUTPUT", str(outputs))
     result = run_ci("--out", tmp_path, "--manifest", write_manifest(tmp_path / "manifest.json"))
     assert result.exit_code == 0, result.output
     everything = labs.discover().values()
     assert replay == [(lab.id, Implementation("mine", lab.starter), "worker") for lab in everything]
-    classroom = json.loads((tmp_path / "classroom.json").read_text())
+    assert "Graded: every lab." in result.stdout
     per_lab = [json.loads((tmp_path / f"{lab.id}.json").read_text()) for lab in everything]
-    assert classroom["max_score"] == sum(r["max_score"] for r in per_lab)
-    assert [t["name"] for t in classroom["tests"]] == [f"{r['lab']}::{t['id']}" for r in per_lab for t in r["tests"]]
-    assert result.stdout.splitlines()[-1].endswith(f"Points 0/{classroom['max_score']}")
+    assert [json.loads((tmp_path / f"{lab.id}.classroom.json").read_text())["max_score"] for lab in everything] == [
+        whole_points(r["max_score"]) for r in per_lab
+    ]
+    assert [line for line in result.stdout.splitlines() if line.startswith("::notice")] == [
+        f"::notice title={lab.id} (advisory)::0/100 points" for lab in everything
+    ]
     for lab in everything:
         escaped = lab.id.replace("_", "\\_")  # Markdown
-        assert f"\n| {escaped} | 0 |" in result.stdout
-    assert "| **total** | 0 |" in result.stdout
+        assert f"\n| {escaped} | 0/100 |" in result.stdout
+    assert "total" not in result.stdout  # an assignment is one lab: labs are never summed
+    written = dict(line.split("=", 1) for line in outputs.read_text().splitlines())
+    assert written["labs"] == " ".join(lab.id for lab in everything)
+    assert json.loads(written["scores"]) == {lab.id: {"score": 0, "max_score": 100} for lab in everything}
+    assert "score" not in written and "classroom_result" not in written  # no one lab to name
+
+
+def test_the_assignments_lab_comes_from_the_workflows_variable(replay, tmp_path, monkeypatch):
+    monkeypatch.setenv("LABKIT_LAB", "lesson1_3")
+    manifest_path = write_manifest(tmp_path / "manifest.json")
+    result = run_ci("--changed", "--out", tmp_path / "a", "--manifest", manifest_path)
+    assert result.exit_code == 0, result.output
+    assert [call[0] for call in replay] == ["lesson1_3"]
+    assert "Graded: lesson1_3, the lab the assignment names." in result.stdout
+    monkeypatch.setenv("LABKIT_LAB", "ch99; curl evil")  # a value, never a command
+    refused = run_ci("--out", tmp_path / "b", "--manifest", manifest_path)
+    assert refused.exit_code == 2 and refused.stderr.startswith("grader: error: unknown lab 'ch99;'")
+    monkeypatch.setenv("LABKIT_LAB", "")  # the variable unset: the workflow passes an empty string
+    assert (
+        "Graded: every lab (no lab's starter.py"
+        in run_ci("--changed", "--out", tmp_path / "c", "--manifest", manifest_path).stdout
+    )
+
+
+@pytest.mark.parametrize(
+    ("starters", "said"),
+    [
+        ({}, "Graded: every lab (the manifest records no pristine starter to tell the changed ones)."),
+        ({"labs/ch06/starter.py": "0" * 64}, "Graded: ch06, the lab whose starter.py you changed."),
+    ],
+)
+def test_changed_compares_each_starter_with_the_manifests(replay, tmp_path, starters, said):
+    recorded = manifest.build_manifest(KIT_ROOT)
+    recorded["starters"] = {**recorded["starters"], **starters} if starters else {}
+    path = tmp_path / "manifest.json"
+    path.write_text(manifest.render(recorded))
+    result = run_ci("--changed", "--out", tmp_path / "out", "--manifest", path)
+    assert result.exit_code == 0, result.output
+    assert said in result.stdout
+    expected = ["ch06"] if starters else [lab.id for lab in labs.discover().values()]
+    assert [call[0] for call in replay] == expected
+
+
+def test_a_starter_differs_unless_it_is_the_shipped_bytes_in_a_regular_file(tmp_path):
+    """``same_starter`` reads no link and no oversized file: either is a changed starter."""
+    (tmp_path / "labs/a").mkdir(parents=True)
+    starter = tmp_path / "labs/a/starter.py"
+    starter.write_text("x = 1\n")
+    pristine = {"labs/a/starter.py": manifest.build_manifest(tmp_path)["starters"]["labs/a/starter.py"]}
+    assert manifest.same_starter(tmp_path, "labs/a/starter.py", pristine)
+    assert not manifest.same_starter(tmp_path, "labs/b/starter.py", pristine)  # none recorded, none there
+    starter.write_text("x = 2\n")
+    assert not manifest.same_starter(tmp_path, "labs/a/starter.py", pristine)
+    (tmp_path / "elsewhere.py").write_text("x = 1\n")
+    starter.unlink()
+    starter.symlink_to(tmp_path / "elsewhere.py")
+    assert not manifest.same_starter(tmp_path, "labs/a/starter.py", pristine)  # the same bytes, through a link
+    starter.unlink()
+    starter.write_bytes(b"x = 1\n" + b"#" * manifest.STARTER_BYTES)
+    assert not manifest.same_starter(tmp_path, "labs/a/starter.py", pristine)
 
 
 @pytest.mark.parametrize("content", [None, "not json", '{"schema": "something else", "files": {}}'])
@@ -238,6 +371,8 @@ def test_the_summary_escapes_odd_findings(graded):
 def test_make_grade_and_the_workflow_run_grader_ci():
     dry = subprocess.run(["make", "-n", "grade", "CH=06"], cwd=KIT_ROOT, capture_output=True, text=True)
     assert dry.returncode == 0 and ".venv/bin/grader ci --lab ch06" in dry.stdout, dry.stdout + dry.stderr
+    dry = subprocess.run(["make", "-n", "grade"], cwd=KIT_ROOT, capture_output=True, text=True)
+    assert dry.returncode == 0 and ".venv/bin/grader ci --changed" in dry.stdout, dry.stdout + dry.stderr
     workflow = (KIT_ROOT / ".github/workflows/grade.yml").read_text()
     for line in (
         "  push:",
@@ -245,8 +380,94 @@ def test_make_grade_and_the_workflow_run_grader_ci():
         "  workflow_dispatch:",
         "  contents: read",
         "    timeout-minutes: 20",
-        "      - run: make grade",
+        "          LABKIT_LAB: ${{ vars.LABKIT_LAB }}",
+        "        run: make grade",
         "        if: always()",
         "          path: reports/ci/",
     ):
         assert f"\n{line}\n" in workflow, line
+
+
+# -- a fork, simulated: the student edition with a bug, graded by its own grader ------------------
+BUGGY_LINE = '        out = Value(self.data * other.data, (self, other), "*")'
+
+
+@pytest.fixture(scope="module")
+def fork(tmp_path_factory):
+    """The student edition as a student's fork holds it, with lesson1_3 done but for one bug: ``__mul__``
+    does not wrap a plain number (``x * 2.0`` reaches ``other.data`` on a float)."""
+    root = tmp_path_factory.mktemp("fork") / "labkit"
+    edition.export_student(KIT_ROOT, root)
+    correct = next(p for p in instructor.submissions("lesson1_3") if p.name == "correct_plain.py").read_text()
+    wrap = "    def __mul__(self, other):\n        other = Value._wrap(other)\n"
+    assert correct.count(wrap) == 1 and BUGGY_LINE in correct
+    buggy = correct.replace(wrap, "    def __mul__(self, other):\n")
+    (root / "labs/lesson1_3/starter.py").write_text(buggy)
+    return root, buggy.splitlines().index(BUGGY_LINE) + 1
+
+
+def run_fork(root, tmp_path, **env):
+    """``grader ci --changed`` (what `make grade` runs) in the fork, by the fork's own grader, with the files
+    GitHub Actions gives a step; the environment is a runner's, not this test run's."""
+    summary, outputs = tmp_path / "summary.md", tmp_path / "github_output"
+    summary.touch()
+    outputs.touch()
+    noise = ("IMPL", "LABKIT_", "PYTEST_", "GITHUB_", "PYTHONPATH")
+    environment = {k: v for k, v in os.environ.items() if not k.startswith(noise)}
+    environment.update(PYTHONPATH=str(root), GITHUB_STEP_SUMMARY=str(summary), GITHUB_OUTPUT=str(outputs), **env)
+    result = subprocess.run(
+        [sys.executable, "-m", "grader", "ci", "--changed", "--out", str(tmp_path / "out")],
+        cwd=root,
+        env=environment,
+        capture_output=True,
+        text=True,
+    )
+    written = dict(line.split("=", 1) for line in outputs.read_text().splitlines())
+    return result, summary.read_text(), written
+
+
+def test_a_forks_bug_is_annotated_on_its_file_and_line(fork, tmp_path):
+    root, bug = fork
+    result, summary, written = run_fork(root, tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    report = json.loads((tmp_path / "out/lesson1_3.json").read_text())
+    assert report["implementation"]["name"] == "labs/lesson1_3/starter.py"
+    assert report["isolation"]["mode"] == "worker" and report["integrity"]["tampered"] is False
+    assert "Graded: lesson1_3, the lab whose starter.py you changed." in result.stdout  # ch06 is untouched
+    assert not (tmp_path / "out/ch06.json").exists()
+    shown = errors(result.stdout)
+    assert 1 <= len(shown) <= 10
+    for command in shown:
+        assert command.startswith(f"::error file=labs/lesson1_3/starter.py,line={bug},title=lesson1_3%3A ")
+    assert any("AttributeError: 'float' object has no attribute 'data'" in command for command in shown)
+    lost = [t for t in report["tests"] if t["outcome"] != "passed"]
+    assert lost and all(t["line"] == bug for t in lost)  # every failure of this bug, in both kinds of message
+    score, max_score = whole_points(report["score"]), whole_points(report["max_score"])
+    assert 0 < score < max_score == 100
+    assert written["labs"] == "lesson1_3" and written["scores"] == json.dumps(
+        {"lesson1_3": {"score": score, "max_score": max_score}}, separators=(",", ":")
+    )
+    assert (written["score"], written["max_score"], written["tampered"]) == (str(score), "100", "false")
+    assert written["lesson1_3_score"] == str(score)
+    classroom = json.loads(base64.b64decode(written["classroom_result"]))
+    assert sum(t["score"] for t in classroom["tests"]) == score and classroom["max_score"] == 100
+    assert {t["line_no"] for t in classroom["tests"] if t["status"] != "pass"} == {bug}
+    assert summary.startswith(f"# Autograding (advisory): lesson1\\_3, {score}/100 points\n")
+    assert result.stdout.splitlines()[-1] == f"::notice title=lesson1_3 (advisory)::{score}/100 points"
+
+
+def test_a_fork_grades_the_assignments_lab_whatever_it_changed(fork, tmp_path):
+    root, _ = fork
+    result, summary, written = run_fork(root, tmp_path, LABKIT_LAB="ch06")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "Graded: ch06, the lab the assignment names." in result.stdout
+    assert written["labs"] == "ch06" and written["score"] == "0" and written["max_score"] == "100"
+    assert all(command.startswith("::error file=labs/ch06/starter.py,line=") for command in errors(result.stdout))
+
+
+def test_every_labs_points_add_up_to_whole_points():
+    """Fork CI shows each lab out of its total as the lab defines it: rounding down a score is a choice
+    (README, CI on your fork); rounding a total would change the lab, so every lab's is whole."""
+    for lab in labs.discover().values():
+        total = sum(test["points"] for test in runner.collect(lab))
+        assert total > 0 and float(total).is_integer(), (lab.id, total)

@@ -14,6 +14,7 @@ from grader.cli import main
 from grader.grading import grade
 from grader.implementation import Implementation
 from grader.report import exports, schema
+from grader.report.text import whole_points
 from tests.handmade import report, test_row
 
 GRADESCOPE_VISIBILITY = {"visible", "hidden", "after_due_date", "after_published"}
@@ -82,7 +83,6 @@ def _visible(text):
         exports.junit_xml,
         exports.gradescope_results,
         exports.classroom_results,
-        exports.classroom_annotation,
         exports.job_summary_markdown,
     ],
 )
@@ -317,26 +317,40 @@ def test_gradescope_visibility_is_checked(ref, choice, message):
 # GitHub Classroom
 
 
-def test_classroom_points_line_says_score_over_max_score(any_report):
-    line = exports.classroom_annotation(any_report)
-    assert line == f"::notice title=Autograding complete::Points {any_report['score']}/{any_report['max_score']}"
-
-
-@pytest.mark.parametrize(("fixture", "points"), [("ref", "100/100"), ("starter", "0/100"), ("no_tests", "0/0")])
+@pytest.mark.parametrize(("fixture", "points"), [("ref", (100, 100)), ("starter", (0, 100)), ("no_tests", (0, 0))])
 def test_classroom_points_of_known_reports(request, fixture, points):
-    assert exports.classroom_annotation(request.getfixturevalue(fixture)).endswith(f"::Points {points}")
+    """What the reporter's notice says, ``Points X/Y``: the tests' scores summed, over ``max_score``."""
+    results = exports.classroom_results(request.getfixturevalue(fixture))
+    assert (sum(t["score"] for t in results["tests"]), results["max_score"]) == points
 
 
 def test_classroom_results_add_up_like_the_reporter_does(any_report):
+    """One lab in whole points, the score rounded down: the tests' scores are whole and add up to it."""
     results = exports.classroom_results(any_report)
     assert json.loads(json.dumps(results)) == results
-    assert results["version"] == 1 and results["max_score"] == any_report["max_score"]
-    assert sum(t["score"] for t in results["tests"]) == pytest.approx(any_report["score"])
+    assert results["version"] == 1 and results["max_score"] == whole_points(any_report["max_score"])
+    assert sum(t["score"] for t in results["tests"]) == whole_points(any_report["score"])
+    assert all(type(t["score"]) is int and t["score"] >= 0 for t in results["tests"])
     assert {t["status"] for t in results["tests"]} <= {"pass", "fail", "error"}
     for out, test in zip(results["tests"], any_report["tests"], strict=True):
         assert out["name"] == test["id"] and _visible(test["message"]) in out["message"]
         assert re.fullmatch(r"\d+\.\d{3}s", out["execution_time"])
+        assert out["line_no"] == (test.get("line") or 0)  # the reporter prints " - line N" when not 0
     assert (results["status"] == "pass") == any_report["all_passed"]
+
+
+def test_classroom_scores_never_award_a_point_not_earned(every_outcome):
+    """1.75 earned of 7.58: 1 of 7. A test's whole score is what its points complete in the running total."""
+    results = exports.classroom_results(every_outcome)
+    assert (results["max_score"], sum(t["score"] for t in results["tests"])) == (7, 1)
+    assert [t["score"] for t in results["tests"]][:2] == [0, 1]  # 0.25, then 0.25 + 1.5 = 1.75
+    assert sum([0.1] * 10) < 1 and whole_points(sum([0.1] * 10)) == 1  # ten tenths earned are a point
+    assert whole_points(0.999) == 0 and whole_points(43.5) == 43
+
+
+def test_classroom_results_point_at_the_students_line(starter):
+    tests = exports.classroom_results(starter)["tests"]
+    assert {t["filename"] for t in tests} == {"labs/ch06/starter.py"} and all(t["line_no"] > 0 for t in tests)
 
 
 def test_classroom_statuses(ref, starter, every_outcome):

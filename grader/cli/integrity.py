@@ -62,15 +62,21 @@ def manifest_command(check):
         click.echo(f"wrote {manifest.MANIFEST_RELPATH} ({len(current['files'])} files)")
         return
     try:
-        shipped = manifest.load_manifest(path)["files"]
+        shipped = _hashes(manifest.load_manifest(path))
     except manifest.ManifestError:
         shipped = {}
-    now = current["files"]
+    now = _hashes(current)
     stale = sorted(name for name in shipped.keys() | now.keys() if shipped.get(name) != now.get(name))
     if stale:
         raise click.ClickException(
             f"{manifest.MANIFEST_RELPATH} out of date for {', '.join(stale)} (run `grader manifest`)"
         )
+
+
+def _hashes(recorded: dict) -> dict[str, str]:
+    """A manifest's protected files and its pristine starters, one name each."""
+    starters = {f"{relpath} (as shipped)": sha for relpath, sha in recorded.get("starters", {}).items()}
+    return {**recorded["files"], **starters}
 
 
 @click.command("export-student")

@@ -11,6 +11,11 @@ correct and hostile submissions) is not listed either: the student edition does 
 manifest that listed it would find it missing from every student's checkout, and grading never
 reads it.
 
+The manifest also records, under ``starters``, each lab's ``starter.py`` as shipped: a fork has
+no history to compare with, and the student edition no reference to regenerate it from, so this
+is how ``grader ci --changed`` tells the labs a student worked on (``same_starter``). They are
+never findings: they are the student's to change.
+
 The check is only as trustworthy as the manifest and the verifier that read it: run from
 the student's checkout, it catches accidental edits; to be proof against deliberate ones,
 CI must use a manifest and a grader from the instructor's copy (``--manifest``).
@@ -55,6 +60,8 @@ PYTEST_SECTION = {
 # bare .pyc) or a folder of that name on sys.path would run in their place.
 HIJACKED_MODULES = {"sitecustomize", "usercustomize", "numpy", "pytest", "_pytest", "pluggy", "click"}
 MODULE_SUFFIXES = {".py", ".pyc", ".so", ".pyd"}
+STARTER_BYTES = 1 << 20  # a starter over this is not the pristine one, and is not read to say so
+_SHA256 = re.compile(r"[0-9a-f]{64}")
 
 
 class ManifestError(Exception):
@@ -142,16 +149,43 @@ def _sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+def starter_relpath(lab_id: str) -> str:
+    return f"labs/{lab_id}/starter.py"
+
+
+def _is_starter(relpath: str) -> bool:
+    parts = PurePosixPath(relpath).parts
+    return len(parts) == 3 and parts[0] == "labs" and parts[2] == "starter.py"
+
+
+def same_starter(root: Path, relpath: str, pristine: dict) -> bool:
+    """Whether the starter at ``relpath`` under ``root`` is, byte for byte, the pristine one ``pristine``
+    (a manifest's ``starters``) records: a regular file of at most 1 MiB (a larger one differs: it
+    is not read) reached without a symlink."""
+    expected = pristine.get(relpath)
+    path = Path(root) / relpath
+    if not isinstance(expected, str) or any((Path(root) / p).is_symlink() for p in _prefixes(relpath)):
+        return False
+    try:
+        if not path.is_file() or path.stat().st_size > STARTER_BYTES:
+            return False
+        return _sha256(path) == expected
+    except OSError:
+        return False
+
+
 def build_manifest(root: Path) -> dict:
     """The manifest of the protected files under ``root``, as shipped now."""
     root = Path(root)
-    files = {}
+    files, starters = {}, {}
     for relpath in sorted(_walk(root)):
         if is_protected(relpath) and not relpath.endswith(".pyc"):
             if (root / relpath).is_symlink():
                 raise ManifestError(f"{relpath} is a symlink: a protected file must be a regular file")
             files[relpath] = _sha256(root / relpath)
-    return {"schema": SCHEMA, "files": files}
+        elif _is_starter(relpath) and (root / relpath).is_file() and not (root / relpath).is_symlink():
+            starters[relpath] = _sha256(root / relpath)  # as shipped: what `grader ci --changed` compares with
+    return {"schema": SCHEMA, "files": files, "starters": starters}
 
 
 def render(manifest: dict) -> str:
@@ -175,6 +209,11 @@ def load_manifest(path: Path) -> dict:
     files = manifest.get("files") if isinstance(manifest, dict) else None
     if not isinstance(files, dict) or manifest.get("schema") != SCHEMA:
         raise ManifestError(f"{path} is not a {SCHEMA} manifest")
+    starters = manifest.get("starters", {})  # a manifest written before it records none
+    if not isinstance(starters, dict) or not all(
+        _is_starter(relpath) and isinstance(sha, str) and _SHA256.fullmatch(sha) for relpath, sha in starters.items()
+    ):
+        raise ManifestError(f"{path}: its starters are not labs/<id>/starter.py with their sha256")
     return manifest
 
 

@@ -1,4 +1,4 @@
-"""Autograding on a student's fork: grade the student's starters behind the wall and report as CI reads it.
+"""Autograding on a student's fork: grade the student's starters behind the wall and report as GitHub Actions reads it.
 
 CI on a fork runs the student's own copy of the kit, grader and tests included, so what it
 says is advice, never the grade of record (that is the instructor's batch run, on the kit
@@ -6,21 +6,34 @@ as shipped). It is honest about that: every report carries an ``integrity`` reco
 manifest check of the checkout it was graded from), and the job summary says the score is
 advisory and, when protected files differ from the kit, which ones.
 
-Everything here but ``grade_lab`` and ``write_outputs`` is a pure function of the reports.
+What the run shows, each from the reports alone: the job summary; the score as the step's
+outputs ($GITHUB_OUTPUT), in whole points per lab (the score rounded down: never a point not
+earned); an ``::error`` annotation on ``labs/<id>/starter.py`` at the line each failure points
+at (one per distinct message and line, at most ``MAX_ANNOTATIONS``: GitHub shows no more
+errors for a step; the summary says how many more there were); a notice per lab with its
+points. Workflow commands are escaped as GitHub's toolkit escapes them (``command_data``,
+``command_property``).
+
+Everything here but ``grade_lab``, ``changed_labs`` and ``write_outputs`` is a pure function of
+the reports.
 """
 
 from __future__ import annotations
 
+import base64
+import json
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
 from grader import atomic, report
 from grader.grading import grade
 from grader.implementation import Implementation
+from grader.kit import manifest
 from grader.kit.manifest import Verification
 from grader.labs import Lab
 from grader.report import exports
-from grader.report.text import code_span, markdown, points
+from grader.report.text import code_span, markdown, points, visible, whole_points
 
 ADVISORY_NOTE = (
     "This score is advisory: CI on your fork grades your code with your copy of the kit. "
@@ -30,6 +43,10 @@ TAMPERED_NOTE = (
     "Files the grading depends on differ from the kit as shipped (`grader verify`), "
     "so this score may not be the one the instructor's batch run gives:"
 )
+# GitHub shows at most 10 error annotations per step (and 50 per job): the rest would vanish silently.
+MAX_ANNOTATIONS = 10
+# A step output's name: what `steps.<id>.outputs.<name>` reads, and no `=` or newline to break the file.
+_OUTPUT_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
 
 
 def integrity_record(verification: Verification) -> dict:
@@ -44,74 +61,158 @@ def grade_lab(lab: Lab, integrity: dict) -> dict:
     return {**document, "integrity": integrity}
 
 
-def totals(reports: list[dict]) -> dict:
-    """Score and maximum over all labs, in the shape exports.classroom_annotation reads."""
-    return {
-        "score": round(sum(r["score"] for r in reports), 6),
-        "max_score": round(sum(r["max_score"] for r in reports), 6),
-    }
+def changed_labs(root: Path, shipped: dict, every_lab: list[Lab]) -> list[Lab] | None:
+    """The labs whose ``labs/<id>/starter.py`` under ``root`` differs from the pristine starter the manifest
+    ``shipped`` records (a missing one counts as changed: grading says to restore it); None when the
+    manifest records no pristine starter, so that nothing can be told apart."""
+    pristine = shipped.get("starters") or {}
+    if not pristine:
+        return None
+    return [lab for lab in every_lab if not manifest.same_starter(root, manifest.starter_relpath(lab.id), pristine)]
 
 
 def lost_points(reports: list[dict]) -> bool:
     return not all(r["all_passed"] for r in reports)
 
 
-def classroom_results(reports: list[dict]) -> dict:
-    """One GitHub Classroom result over every lab: the labs' tests in one list, named ``<lab>::<test>``."""
-    per_lab = [exports.classroom_results(r) for r in reports]
-    statuses = {result["status"] for result in per_lab}
-    status = "fail" if "fail" in statuses else "error" if "error" in statuses else "pass"
-    tests = [
-        {**test, "name": f"{r['lab']}::{test['name']}"}
-        for r, result in zip(reports, per_lab, strict=True)
-        for test in result["tests"]
+def starter_path(r: dict) -> str:
+    """The file a fork's report grades, as the repository names it."""
+    return f"labs/{r['lab']}/starter.py"
+
+
+# -- workflow commands ------------------------------------------------------------------------
+def command_data(text: str) -> str:
+    """Text as a workflow command's message (after ``::``): one line, ``%``, CR and LF escaped."""
+    return str(text).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def command_property(text: str) -> str:
+    """Text as a workflow command's property value (``title=...``): ``:`` and ``,`` escaped too."""
+    return command_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+@dataclass(frozen=True)
+class Failure:
+    """The tests of one lab that lost points with one message at one line: one annotation."""
+
+    lab: str
+    file: str
+    line: int | None
+    message: str
+    hint: str
+    tests: tuple[dict, ...]
+
+    @property
+    def title(self) -> str:
+        first, more = self.tests[0]["id"], len(self.tests) - 1
+        lost = sum(t["max_points"] - t["points"] for t in self.tests)
+        named = f"{first} and {more} more test{'s' if more > 1 else ''}" if more else first
+        return f"{self.lab}: {named} lost {points(lost)} point{'' if lost == 1 else 's'}"
+
+    def command(self) -> str:
+        where = f"file={command_property(self.file)}"
+        if self.line is not None:
+            where += f",line={self.line}"
+        text = visible(self.message) or "this test lost points"
+        if self.hint:
+            text += f"\nhint: {visible(self.hint)}"
+        return f"::error {where},title={command_property(visible(self.title))}::{command_data(text)}"
+
+
+def failures(reports: list[dict]) -> list[Failure]:
+    """The tests that lost points, grouped per lab by message and line (a starter fails many tests for one
+    reason), in the order of the reports and their tests."""
+    found: list[Failure] = []
+    for r in reports:
+        groups: dict[tuple, list[dict]] = {}
+        for test in r["tests"]:
+            if test["points"] < test["max_points"]:
+                line = test.get("line")  # checked against the file when the report was built
+                groups.setdefault((line if type(line) is int else None, test["message"]), []).append(test)
+        found += [
+            Failure(r["lab"], starter_path(r), line, message, tests[0]["hint"], tuple(tests))
+            for (line, message), tests in groups.items()
+        ]
+    return found
+
+
+def annotations(reports: list[dict], limit: int = MAX_ANNOTATIONS) -> tuple[list[str], int]:
+    """The ``::error`` commands for the first ``limit`` failures, and how many more there were."""
+    found = failures(reports)
+    return [failure.command() for failure in found[:limit]], max(0, len(found) - limit)
+
+
+def notices(reports: list[dict]) -> list[str]:
+    """A notice per lab with its whole points, shown on the run's page."""
+    return [
+        f"::notice title={command_property(visible(r['lab']) + ' (advisory)')}::{command_data(_whole(r) + ' points')}"
+        for r in reports
     ]
-    return {"version": 1, "status": status, "max_score": totals(reports)["max_score"], "tests": tests}
 
 
-def annotation(reports: list[dict]) -> str:
-    """The ``Points X/Y`` notice over every lab."""
-    return exports.classroom_annotation(totals(reports))
-
-
-def _num(x) -> str:
-    return str(points(x))
-
-
-def job_summary(reports: list[dict], integrity: dict) -> str:
-    """The job summary: a table of the labs, the integrity warning, the advisory note, then each lab's summary."""
-    total = totals(reports)
-    passed = sum(r["counts"]["passed"] for r in reports)
-    tests = sum(len(r["tests"]) for r in reports)
+# -- the job summary and the step's outputs --------------------------------------------------
+def job_summary(reports: list[dict], integrity: dict, chosen: str = "", unannotated: int = 0) -> str:
+    """The job summary: the labs' whole points, which labs and why (``chosen``), the integrity warning, the
+    advisory note, how many failures had no annotation, then each lab's summary."""
+    heading = "# Autograding (advisory)"
+    if len(reports) == 1:
+        heading += f": {markdown(reports[0]['lab'])}, {_whole(reports[0])} points"
     lines = [
-        f"# Autograding (advisory): {_num(total['score'])}/{_num(total['max_score'])} points",
+        heading,
         "",
-        "| Lab | Score | Max | Passed/Tests |",
+        "| Lab | Points | Exact score | Passed/Tests |",
         "| :-- | --: | --: | --: |",
     ]
     lines += [
-        f"| {markdown(r['lab'], cell=True)} | {_num(r['score'])} | {_num(r['max_score'])} "
+        f"| {markdown(r['lab'], cell=True)} | {_whole(r)} | {points(r['score'])}/{points(r['max_score'])} "
         f"| {r['counts']['passed']}/{len(r['tests'])} |"
         for r in reports
     ]
-    if len(reports) > 1:
-        lines.append(f"| **total** | {_num(total['score'])} | {_num(total['max_score'])} | {passed}/{tests} |")
     lines.append("")
+    lines += ["Points are whole, rounded down: a fraction of a point is not a point earned.", ""]
+    if chosen:
+        lines += [markdown(chosen), ""]
     if integrity["tampered"]:
         lines += ["> [!WARNING]", f"> **Tampered.** {TAMPERED_NOTE}", ">"]
         lines += [f"> - {code_span(finding)}" for finding in integrity["findings"]]
         lines.append("")
+    if unannotated:
+        lines += [
+            f"{unannotated} more failure{'s' if unannotated > 1 else ''} (by message and line) "
+            f"{'are' if unannotated > 1 else 'is'} not annotated on your file: GitHub shows at most "
+            f"{MAX_ANNOTATIONS} errors per step. Every test that lost points is in the tables below.",
+            "",
+        ]
     lines += [ADVISORY_NOTE, ""]
     for r in reports:
         lines.append(exports.job_summary_markdown(r))
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
+def _whole(r: dict) -> str:
+    return f"{whole_points(r['score'])}/{whole_points(r['max_score'])}"
+
+
 def step_outputs(reports: list[dict], integrity: dict) -> str:
-    """The lines appended to $GITHUB_OUTPUT, for later steps of the workflow."""
-    total = totals(reports)
-    tampered = "true" if integrity["tampered"] else "false"
-    return f"score={_num(total['score'])}\nmax_score={_num(total['max_score'])}\ntampered={tampered}\n"
+    """The lines appended to $GITHUB_OUTPUT: ``<lab>_score`` and ``<lab>_max_score`` per lab in whole points,
+    ``scores`` (JSON, every lab), ``labs`` (their ids), ``tampered``; with one lab, also plain ``score``,
+    ``max_score`` and ``classroom_result`` (its GitHub Classroom result, base64, for the reporter)."""
+    scores = {r["lab"]: {"score": whole_points(r["score"]), "max_score": whole_points(r["max_score"])} for r in reports}
+    lines = [f"labs={' '.join(r['lab'] for r in reports if _OUTPUT_NAME.fullmatch(r['lab']))}"]
+    for lab, score in scores.items():
+        if _OUTPUT_NAME.fullmatch(lab):  # a lab id that cannot name an output is still in `scores`
+            lines += [f"{lab}_score={score['score']}", f"{lab}_max_score={score['max_score']}"]
+    lines.append(f"scores={json.dumps(scores, separators=(',', ':'))}")
+    if len(reports) == 1:
+        only = scores[reports[0]["lab"]]
+        result = json.dumps(exports.classroom_results(reports[0]), separators=(",", ":"))
+        lines += [
+            f"score={only['score']}",
+            f"max_score={only['max_score']}",
+            f"classroom_result={base64.b64encode(result.encode()).decode()}",
+        ]
+    lines.append(f"tampered={'true' if integrity['tampered'] else 'false'}")
+    return "\n".join(lines) + "\n"
 
 
 def failure_summary(message: str) -> str:
@@ -120,16 +221,17 @@ def failure_summary(message: str) -> str:
     return f"# Autograding did not run\n\n{fence}text\n{message}\n{fence}\n\n{ADVISORY_NOTE}\n"
 
 
-def write_outputs(reports: list[dict], integrity: dict, out: Path) -> list[Path]:
-    """Write each lab's canonical report and JUnit XML, the combined Classroom result and the job summary."""
+def write_outputs(reports: list[dict], integrity: dict, out: Path, summary: str) -> list[Path]:
+    """Write each lab's canonical report, JUnit XML and GitHub Classroom result, and the job summary."""
     written = []
     for r in reports:
-        report.write_report(r, out / f"{r['lab']}.json")
-        atomic.write_text(out / f"{r['lab']}.junit.xml", exports.junit_xml(r))
-        written += [out / f"{r['lab']}.json", out / f"{r['lab']}.junit.xml"]
-    atomic.write_json(out / "classroom.json", classroom_results(reports))
-    atomic.write_text(out / "summary.md", job_summary(reports, integrity))
-    return [*written, out / "classroom.json", out / "summary.md"]
+        lab = r["lab"]
+        report.write_report(r, out / f"{lab}.json")
+        atomic.write_text(out / f"{lab}.junit.xml", exports.junit_xml(r))
+        atomic.write_json(out / f"{lab}.classroom.json", exports.classroom_results(r))
+        written += [out / f"{lab}.json", out / f"{lab}.junit.xml", out / f"{lab}.classroom.json"]
+    atomic.write_text(out / "summary.md", summary)
+    return [*written, out / "summary.md"]
 
 
 def append(path: Path, text: str) -> None:

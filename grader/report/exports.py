@@ -15,19 +15,22 @@ Formats followed:
   passed or failed; ``visibility`` is visible, hidden, after_due_date or after_published; a
   test's ``number`` ("1.3") orders and groups the tests, its ``tags`` and ``extra_data`` are
   kept for the instructor; ``stdout_visibility`` hides run_autograder's own output from students.
-- GitHub Classroom: a grader step's result as built by classroom-resources/autograding-io-grader
-  (src/main.js: ``version: 1``, ``status`` pass/fail/error, ``max_score``, tests with ``name``,
-  ``status``, ``message``, ``execution_time`` as "<seconds>s", ``score``), which
-  github-education-resources/autograding-grading-reporter reads; its src/notify-classroom.js
-  sums the tests' ``score`` and the ``max_score`` into ``Points X/Y``, posted as a notice
-  annotation titled "Autograding complete".
+- GitHub Classroom (sunset; kept for instructors who still run its reporter): a grader step's
+  result as built by classroom-resources/autograding-io-grader (src/main.js: ``version: 1``,
+  ``status`` pass/fail/error, ``max_score``, tests with ``name``, ``status``, ``message``,
+  ``test_code``, ``filename``, ``line_no`` (0: none), ``execution_time`` as "<seconds>s",
+  ``score``), which classroom-resources/autograding-grading-reporter reads from the environment
+  variable ``<STEP ID>_RESULTS``, base64-encoded; its src/notify-classroom.js sums the tests'
+  ``score`` and the ``max_score`` into ``Points X/Y``, posted as a notice annotation titled
+  "Autograding complete", and its console prints `` - line N`` after a test's name. One result
+  is one lab, in whole points: the score rounded down (text.whole_points).
 """
 
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
-from grader.report.text import as_text, code_span, markdown, points, visible
+from grader.report.text import as_text, code_span, markdown, points, visible, whole_points
 from grader.verdicts import OUTCOMES
 
 GRADESCOPE_VISIBILITY = ("visible", "hidden", "after_due_date", "after_published")
@@ -225,30 +228,42 @@ def gradescope_instructor_notes(report: dict, *, visibility: dict[str, str] | No
     return visible("\n".join(lines))
 
 
+def _whole_scores(tests: list[dict]) -> list[int]:
+    """Each test's points as whole ones that add up to the lab's score rounded down: a test gets the whole
+    points its own completes in the running total (0.5 + 0.5: 0 then 1), so the reporter's sum is an integer."""
+    earned, running = [], 0.0
+    for test in tests:
+        before = whole_points(running)
+        running += test["points"]
+        earned.append(whole_points(running) - before)
+    return earned
+
+
 def classroom_results(report: dict) -> dict:
-    """A GitHub Classroom grader step's result, as the autograding-grading-reporter action reads it."""
+    """A GitHub Classroom grader step's result, as the autograding-grading-reporter action reads it: one lab,
+    in whole points (the reporter's ``Points X/Y`` is the tests' scores summed over ``max_score``)."""
     statuses = {CLASSROOM_STATUS[t["outcome"]] for t in report["tests"]}
     status = "fail" if "fail" in statuses else "error" if "error" in statuses else "pass"
+    impl = report["implementation"]
+    filename = visible(impl["name"]) if impl["kind"] != "ref" else ""  # the reference is a package: no one file
     return {
         "version": 1,
         "status": status,
-        "max_score": points(report["max_score"]),
+        "max_score": whole_points(report["max_score"]),
         "tests": [
             {
                 "name": visible(test["id"]),
                 "status": CLASSROOM_STATUS[test["outcome"]],
                 "message": _feedback(test),
+                "test_code": "",
+                "filename": filename if test.get("line") else "",
+                "line_no": test.get("line") or 0,
                 "execution_time": f"{float(test['duration_s']):.3f}s",
-                "score": points(test["points"]),
+                "score": score,
             }
-            for test in report["tests"]
+            for test, score in zip(report["tests"], _whole_scores(report["tests"]), strict=True)
         ],
     }
-
-
-def classroom_annotation(report: dict) -> str:
-    """The workflow command that puts 'Points X/Y' on the run as a notice titled 'Autograding complete'."""
-    return f"::notice title=Autograding complete::Points {points(report['score'])}/{points(report['max_score'])}"
 
 
 def job_summary_markdown(report: dict) -> str:

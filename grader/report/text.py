@@ -3,6 +3,7 @@ Markdown escaped. Shared by the report, its exports, the CI summary and the clas
 
 from __future__ import annotations
 
+import math
 import re
 
 # Characters XML 1.0 forbids (C0 controls but tab/newline/return, lone surrogates, U+FFFE/U+FFFF).
@@ -17,6 +18,12 @@ _MARKDOWN = re.compile(r"([\\`*_\[\]<>|~&])")
 def points(x) -> int | float:
     """Points as ints when they are whole, so reports read 3 rather than 3.0."""
     return int(x) if float(x).is_integer() else round(float(x), 6)
+
+
+def whole_points(x) -> int:
+    """Points as a whole number, rounded down, so that no point is awarded that was not earned (43.5 -> 43);
+    a sum's float noise (0.1 + 0.2) goes first, at the 6 decimals a report keeps."""
+    return math.floor(round(float(x), 6))
 
 
 def as_text(value) -> str:
