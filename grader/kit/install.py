@@ -8,7 +8,7 @@ the standard library. Two levels, each with its marker in .venv:
   click, ...). `make lab`, `make grade` and a student's `make test` (which only verifies the
   kit's files) ask for no more.
 - ``.labkit-dev-installed``: that and the developers' extras (``.[dev]``: ruff, pytest-xdist,
-  pyyaml), for the kit's own tests, `make lint` and `make format` (`make dev` asks for them).
+  pyyaml, zizmor, check-jsonschema), for the kit's own tests, `make lint` and `make format` (`make dev` asks for them).
 
 A .venv that cannot work is rebuilt: one whose python no longer runs (made by a Python since
 removed or replaced), or one without pip (what Debian and Ubuntu leave behind when python3-venv
