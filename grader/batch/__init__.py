@@ -28,7 +28,7 @@ __all__ = ["BatchResult", "InputError", "OutputError", "Shard", "ShardError", "m
 
 @dataclass
 class BatchResult:
-    students: int  # in this shard
+    students: int  # in this shard (a student's late work, from a collection, is graded apart but one student)
     graded_now: int
     skipped: int  # up to date from an earlier run (--resume)
     summary: dict
@@ -76,7 +76,7 @@ def run_batch(
                 to_grade.append(entry)
         grade_entries(lab, to_grade, out, jobs=min(jobs, max(len(to_grade), 1)), on_done=on_done)
     summary = out.write_class_files(lab.title, shards.coverage(shard.count, [shard.index]))
-    return BatchResult(len(entries), len(to_grade), skipped, summary)
+    return BatchResult(len({e.student for e in entries}), len(to_grade), skipped, summary)
 
 
 def merge(lab: Lab, shard_dirs: list[Path], out_dir: Path, *, partial: bool = False) -> dict:
@@ -93,7 +93,12 @@ def merge(lab: Lab, shard_dirs: list[Path], out_dir: Path, *, partial: bool = Fa
     for row in plan.rows:
         key = row.student["key"]
         if row.record is None:
-            entry = Entry(row.student["student"], row.status, row.reason, sha256=row.student["sha256"])
+            student = row.student
+            collected = {"version": student["version"], "commit": student["commit"]} if "version" in student else None
+            entry = Entry(
+                student["student"], row.status, row.reason,
+                sha256=student["sha256"], version=student.get("version", ""), collected=collected,
+            )  # fmt: skip
             out.save_status(entry, row.status, row.reason)
             continue
         if row.record.get("report"):

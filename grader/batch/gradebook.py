@@ -28,6 +28,8 @@ DISCRIMINATION = (
 PATTERNS = "Messages that differ only in their numbers and quoted values count as one."
 
 CSV_COLUMNS = ["student", "score", "max_score", "percent", "status", "flags", "sha256", "reason"]
+# A batch of forks grader collect gathered: the commit graded, and the student's late work.
+COLLECTED_COLUMNS = ["commit", "committed_at", "late_commit", "late_by", "late_score"]
 
 
 def percent(score: float, max_score: float) -> float:
@@ -43,24 +45,67 @@ def explained(records: list[dict], reports: dict[str, dict]) -> list[dict]:
     ]
 
 
+def is_late_work(record: dict) -> bool:
+    """A record of a student's late work (grader collect), graded apart from their submission."""
+    return (record.get("collected") or {}).get("version") == "late"
+
+
+def with_late_work(records: list[dict]) -> list[dict]:
+    """One record per student: their late work's record, if any, folded into theirs as ``late_work``."""
+    late = {r["student"]: r for r in records if is_late_work(r)}
+    return [
+        {**r, "late_work": _late_work(late[r["student"]])} if r["student"] in late else r
+        for r in records
+        if not is_late_work(r)
+    ]
+
+
+def _late_work(record: dict) -> dict:
+    collected = record["collected"]
+    return {
+        "commit": collected.get("commit"),
+        "committed_at": collected.get("committed_at"),
+        "late_by": collected.get("late_by"),
+        "late_by_seconds": collected.get("late_by_seconds"),
+        "status": record["status"],
+        "score": record["score"] if record["status"] == "graded" else None,
+        "reason": record.get("reason", ""),
+    }
+
+
+def collected_row(record: dict) -> dict:
+    """A student's commit and late work as the gradebook shows them (empty cells where there is none)."""
+    collected, late = record.get("collected") or {}, record.get("late_work") or {}
+    late_score = late.get("status", "") if late.get("score") is None else f"{late['score']:g}"
+    return {
+        "commit": collected.get("commit") or "",
+        "committed_at": collected.get("committed_at") or "",
+        "late_commit": late.get("commit") or "",
+        "late_by": late.get("late_by") or "",
+        "late_score": late_score,
+    }
+
+
 def grades_csv(records: list[dict]) -> str:
+    """The gradebook, one row per student; from a collection, with each one's commit and late work
+    (``records`` as ``with_late_work`` returns them)."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(CSV_COLUMNS)
+    from_forks = any("collected" in r for r in records)
+    writer.writerow(CSV_COLUMNS + COLLECTED_COLUMNS * from_forks)
     for r in sorted(records, key=lambda r: r["student"]):
         flags = ";".join(sorted({f["code"] for f in r.get("flags", [])}))
-        writer.writerow(
-            [
-                _cell(r["student"]),
-                f"{r['score']:g}",
-                f"{r['max_score']:g}",
-                f"{percent(r['score'], r['max_score']):g}",
-                r["status"],
-                flags,
-                r.get("sha256", ""),
-                _cell(r.get("reason", "")),
-            ]
-        )
+        row = [
+            _cell(r["student"]),
+            f"{r['score']:g}",
+            f"{r['max_score']:g}",
+            f"{percent(r['score'], r['max_score']):g}",
+            r["status"],
+            flags,
+            r.get("sha256", ""),
+            _cell(r.get("reason", "")),
+        ]
+        writer.writerow(row + list(collected_row(r).values()) * from_forks)
     return out.getvalue()
 
 
@@ -123,6 +168,7 @@ def summary(
     about the tests.
 
     ``shards`` (grader.batch.shards.coverage) says which shards it holds when it is not the whole class.
+    From a collection (grader collect), ``collected`` lists every student's commit and late work.
     """
     by_student = sorted(records, key=lambda r: r["student"])
     graded = [r for r in by_student if r["status"] == "graded"]
@@ -168,6 +214,11 @@ def summary(
             if r["status"] != "graded"
         ],
         "flagged": [{"student": r["student"], "flags": r["flags"]} for r in by_student if r.get("flags")],
+        **(
+            {"collected": [{"student": r["student"], **collected_row(r)} for r in by_student]}
+            if any("collected" in r for r in by_student)
+            else {}
+        ),
     }
 
 
@@ -302,6 +353,24 @@ def summary_markdown(doc: dict, *, top: int = 10) -> str:
             f"| {markdown(r['student'], cell=True)} | {r['status']} | {markdown(r['reason'], cell=True)} |"
             for r in doc["not_graded"]
         ]
+        lines.append("")
+    late = [r for r in doc.get("collected", []) if r["late_commit"]]
+    if late:
+        lines += [
+            "## Late work",
+            "",
+            "Each student's work at the latest commit of their branch, dated after the deadline, graded apart: "
+            "their score is that of the last commit before the deadline.",
+            "",
+            "| student | on time | late commit | late by | late score |",
+            "| --- | --- | --- | ---: | ---: |",
+        ]
+        for r in late:
+            on_time = code_span(r["commit"][:12]) if r["commit"] else "nothing"
+            lines.append(
+                f"| {markdown(r['student'], cell=True)} | {on_time} | {code_span(r['late_commit'][:12])} "
+                f"| {r['late_by']} | {r['late_score']} |"
+            )
         lines.append("")
     if doc["flagged"]:
         lines += ["## Flagged for review (static scan)", "", "| student | findings |", "| --- | --- |"]

@@ -5,7 +5,11 @@ Accepted inputs, any number and any mix of them:
 - a folder of ``<student>/`` folders, each a clone of the student's fork (the lab's
   ``labs/<lab>/starter.py``) or holding a single ``.py`` file anywhere inside;
 - a ``.zip`` of either (an LMS bulk download), unpacked into a scratch folder;
-- a single ``<student>.py`` file.
+- a single ``<student>.py`` file;
+- a folder ``grader collect`` wrote (it holds ``collection.json``): its record says who the
+  students are and which commit each file comes from (grader.batch.collection). Each student's
+  file at the last commit before the deadline is their submission; their late work, when
+  there is some, is a second entry (``version`` late), graded too and folded into their row.
 
 A Jupyter notebook (``.ipynb``) is taken where a student handed in no ``.py``, so that intake
 refuses it in its own words (export it as a .py) instead of the student being ``missing``.
@@ -22,6 +26,7 @@ what is graded and hashed is exactly what was read, whatever happens to the inpu
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import hashlib
 import os
 import shutil
@@ -31,6 +36,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grader import intake
+from grader.batch import collection
+from grader.batch.collection import LATE, ON_TIME, lab_file
 from grader.verdicts import SubmissionError
 
 MAX_ZIP_BYTES = 2 << 30  # unpacked, all members together: a zip bomb stops here
@@ -63,13 +70,17 @@ class Entry:
     source: str = ""  # where it was found, relative to its input, for the instructor
     path: Path | None = None  # the staged copy to grade (status ok)
     sha256: str = ""
+    version: str = ""  # from a collection: on-time (the submission) or late (late work, graded apart)
+    collected: dict | None = None  # from a collection: the commit, its time and, for late work, how late
 
     @property
     def key(self) -> str:
-        """The student id as a file name (reports/<key>.json): see key_of."""
-        return key_of(self.student)
+        """The student id as a file name (reports/<key>.json): see key_of; late work's has ``~late`` after it,
+        which no other key ends with (an escaped id holds no ``~``, and a long one ends in a hash)."""
+        return key_of(self.student) + (LATE_SUFFIX if self.version == LATE else "")
 
 
+LATE_SUFFIX = "~late"
 KEY_CHARACTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._@+-_")
 MAX_KEY = 120  # with ".json" and an atomic write's temporary prefix, well under a file name's 255 bytes
 
@@ -287,6 +298,71 @@ def _make_link(zf: zipfile.ZipFile, member: zipfile.ZipInfo, link: Path, inside:
         os.symlink(os.fsdecode(zf.read(member)), link)
 
 
+def _collected_facts(student: dict, version: str) -> dict:
+    """What a collection says of the commit a version comes from, for the student's record and row."""
+    if version == LATE:
+        late = student["late"]
+        facts = {"commit": late["commit"], "committed_at": late.get("committed_at")}
+        return {
+            "version": LATE,
+            **facts,
+            "late_by_seconds": late.get("late_by_seconds"),
+            "late_by": late.get("late_by"),
+        }
+    return {"version": ON_TIME, "commit": student.get("commit"), "committed_at": student.get("committed_at")}
+
+
+def _from_collected_version(found: collection.Collection, student: dict, version: str, lab_id: str, staging) -> Entry:
+    """One version (on time or late) of a collected student's lab file, staged, or why not."""
+    name, path, facts = student["student"], lab_file(lab_id), _collected_facts(student, version)
+    commit = str(facts["commit"])[:12]
+    info = student.get("versions", {}).get(version, {}).get(path)
+    folder = found.version_folder(key_of(name), version)
+    where = _relative(folder / path, found.root)
+    if info is None:
+        entry = Entry(name, "missing", f"the fork has no {path} in commit {commit}", where)
+    elif info.get("problem"):
+        entry = Entry(name, "invalid", str(info["problem"]), where)
+    elif not (folder / path).is_file() or (folder / path).is_symlink():
+        entry = Entry(name, "invalid", f"{where}, collected from commit {commit}, is gone: collect again", where)
+    else:
+        entry = _from_folder(name, folder, lab_id, staging, found.root)
+        if entry.status == "ok" and entry.sha256 != info.get("sha256"):
+            reason = f"{where} is not the file collected from commit {commit} (its sha256 differs): collect again"
+            entry = Entry(name, "invalid", reason, where)
+    return dataclasses.replace(entry, version=version, collected=facts)
+
+
+def _from_collection(root: Path, lab_id: str, staging: Staging) -> list[Entry]:
+    """Every roster student of the collection in ``root``: their on-time entry, and their late work's."""
+    try:
+        found = collection.read(root)
+    except collection.CollectionError as exc:
+        raise InputError(str(exc)) from None
+    labs = found.record["labs"]
+    if lab_id not in labs:
+        raise InputError(
+            f"{root} is a collection of lab {', '.join(map(str, labs))}'s files, not {lab_id}'s: "
+            f"collect again with --lab {lab_id}, or without --lab"
+        )
+    entries = []
+    for student in found.students():
+        name, status = student["student"], student["status"]
+        if status == ON_TIME:
+            entries.append(_from_collected_version(found, student, ON_TIME, lab_id, staging))
+        elif status == LATE:
+            late = student["late"]
+            late_work = f"commit {late['commit'][:12]}, {late.get('late_by')} late"
+            reason = f"nothing committed before the deadline; late work: {late_work}"
+            entries.append(Entry(name, "late", reason, student["url"], collected=_collected_facts(student, ON_TIME)))
+        else:  # missing, suspect, unreachable, empty: not graded, with the collection's reason
+            facts = _collected_facts(student, ON_TIME)
+            entries.append(Entry(name, status, str(student.get("problem", "")), student["url"], collected=facts))
+        if status in (ON_TIME, LATE) and student.get("late"):
+            entries.append(_from_collected_version(found, student, LATE, lab_id, staging))
+    return entries
+
+
 def discover(inputs: list[Path], lab_id: str, scratch: Path) -> list[Entry]:
     """Every student in ``inputs``, sorted by id; ``scratch`` receives unpacked zips and staged copies."""
     staging = Staging(scratch / "staged")
@@ -294,7 +370,9 @@ def discover(inputs: list[Path], lab_id: str, scratch: Path) -> list[Entry]:
     for number, given in enumerate(inputs):
         if not given.exists() and not given.is_symlink():
             raise InputError(f"no such file or folder: {given}")
-        if given.is_dir():
+        if given.is_dir() and collection.is_collection(given):
+            entries += _from_collection(given, lab_id, staging)
+        elif given.is_dir():
             entries += _from_class_folder(given, lab_id, staging, given)
         elif given.suffix == ".zip":
             unpacked = scratch / "unzipped" / str(number)
@@ -308,14 +386,17 @@ def discover(inputs: list[Path], lab_id: str, scratch: Path) -> list[Entry]:
 
 
 def _one_per_student(entries: list[Entry]) -> list[Entry]:
-    by_student: dict[str, list[Entry]] = {}
+    """One entry per key (a student's submission, and apart from it their late work), sorted by id."""
+    by_key: dict[str, list[Entry]] = {}
     for entry in entries:
-        by_student.setdefault(entry.student, []).append(entry)
+        by_key.setdefault(entry.key, []).append(entry)
     result = []
-    for student, found in sorted(by_student.items()):
+    for found in sorted(by_key.values(), key=lambda found: (found[0].student, found[0].key)):
         if len(found) == 1:
             result.append(found[0])
         else:
             sources = ", ".join(e.source for e in found)
-            result.append(Entry(student, "ambiguous", f"{len(found)} submissions for this student: {sources}"))
+            student = found[0].student
+            reason = f"{len(found)} submissions for this student: {sources}"
+            result.append(Entry(student, "ambiguous", reason, version=found[0].version))
     return result

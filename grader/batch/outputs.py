@@ -112,6 +112,7 @@ class Outputs:
             and record.get("sha256") == entry.sha256
             and record.get("kit") == self.kit
             and record.get("limits") == self.limits
+            and record.get("collected") == entry.collected  # the same commit: the gradebook shows its SHA
         )
 
     def _record(
@@ -140,6 +141,8 @@ class Outputs:
             "report": f"reports/{entry.key}.json" if status == "graded" else None,
             "code": code,  # the file read without running it (sources.describe), for the gradebook's reasons
         }
+        if entry.collected is not None:  # from grader collect: the commit graded, its time, how late
+            record["collected"] = entry.collected
         atomic.write_json(self.record_path(entry.key), record)
         return record
 
@@ -175,7 +178,7 @@ class Outputs:
             for r in records
             if r["status"] == "graded"
         }
-        records = gradebook.explained(records, reports)
+        records = gradebook.with_late_work(gradebook.explained(records, reports))
         summary = gradebook.summary(self.lab_id, lab_title, self.max_score, records, reports, coverage)
         atomic.write_text(self.root / "grades.csv", gradebook.grades_csv(records))
         atomic.write_json(self.root / "summary.json", summary)

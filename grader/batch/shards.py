@@ -49,7 +49,7 @@ class Shard:
 
     def select(self, entries: list[Entry]) -> list[Entry]:
         """A deterministic 1/N of the students: every N-th in id order, so shards are balanced."""
-        ordered = sorted(entries, key=lambda e: e.student)
+        ordered = sorted(entries, key=lambda e: (e.student, e.key))  # a student's late work after their submission
         return [e for position, e in enumerate(ordered) if self.holds(position)]
 
 
@@ -60,8 +60,15 @@ def describe(lab_id: str, kit: dict, shard: Shard, entries: list[Entry], limits:
     """``batch.json`` of a batch of ``shard`` over ``entries``, every student the inputs hold, graded
     under ``limits`` (grader.limits.in_force)."""
     roster = [
-        {"student": e.student, "key": e.key, "status": e.status, "sha256": e.sha256}
-        for e in sorted(entries, key=lambda e: e.student)
+        {
+            "student": e.student,
+            "key": e.key,
+            "status": e.status,
+            "sha256": e.sha256,
+            # from grader collect: the commit, and which version of the student's work
+            **({"commit": e.collected.get("commit"), "version": e.version} if e.collected else {}),
+        }
+        for e in sorted(entries, key=lambda e: (e.student, e.key))
     ]
     return {
         "schema": SCHEMA,
@@ -148,6 +155,8 @@ def _roster_difference(a: list[dict], b: list[dict]) -> str:
 def _is_current(record: dict | None, student: dict, kit: dict) -> bool:
     """The shard recorded this roster student, from this file, with this kit (not a record a resume left stale)."""
     if record is None or record.get("sha256") != student["sha256"] or record.get("kit") != kit:
+        return False
+    if (record.get("collected") or {}).get("commit") != student.get("commit"):  # another collection's commit
         return False
     if student["status"] == "ok":  # graded, or the kit's own error: anything but a placeholder or a refusal
         return record.get("status") not in (*INTAKE_REFUSED, SHARD_MISSING, SHARD_UNFINISHED)

@@ -46,7 +46,8 @@ class _Progress:
             self.bar.update(1, entry)
         else:
             score = f"{record['score']:g}/{record['max_score']:g}" if record["status"] == "graded" else record["status"]
-            click.echo(f"[{self.done}/{self.total}] {entry.student}: {score}", err=True)
+            late = " (late work)" if entry.version == "late" else ""
+            click.echo(f"[{self.done}/{self.total}] {entry.student}{late}: {score}", err=True)
 
     def close(self) -> None:
         if self.bar is not None:

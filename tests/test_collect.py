@@ -1,0 +1,624 @@
+"""`grader collect`: students' forks at a deadline, from local bare repositories (file://), no network.
+
+Each fork is a work repository whose commits have fixed author and committer dates, pushed to
+a bare repository that offers blobless clones (uploadpack.allowFilter, as GitHub does). The
+class: commits before and after the deadline, only late work, dates rewritten backwards, a
+commit dated in the future, an unreachable URL, an empty repository, a 2 MiB starter, a fork
+without the lab's file; then two collections with a force-push between them, a commit pushed
+after the deadline with an earlier date, and `grader batch` on a collection, end to end.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import shutil
+import ssl
+import subprocess
+import threading
+import time
+from datetime import datetime, timedelta, timezone
+from http.server import BaseHTTPRequestHandler, HTTPServer
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from grader.batch import git, history
+from grader.batch.git import Commit
+from grader.cli import main
+from tests.mutation import apply, catalogue, reference_source
+
+assert git.git_version(), "git is not installed: the tests of grader collect need it (apt-get install git)"
+
+LAB = "lesson1_3"
+STARTER = f"labs/{LAB}/starter.py"
+DEADLINE = "2026-11-20T23:59:00+00:00"
+DEADLINE_S = int(datetime.fromisoformat(DEADLINE).timestamp())
+HOUR = 3600
+
+
+def _date(offset: int) -> str:
+    """A git date ``offset`` seconds from the deadline."""
+    return f"@{DEADLINE_S + offset} +0000"
+
+
+def _git(*args, cwd: Path, date: str | None = None) -> str:
+    env = {**os.environ, "GIT_CONFIG_NOSYSTEM": "1"}
+    if date:
+        env.update(GIT_AUTHOR_DATE=date, GIT_COMMITTER_DATE=date)
+    done = subprocess.run(
+        ["git", "-c", "user.name=Student", "-c", "user.email=s@example.org", "-c", "init.defaultBranch=main", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
+
+
+class Fork:
+    """A student's work repository and the bare repository it pushes to (the fork, as file://)."""
+
+    def __init__(self, root: Path, name: str):
+        self.work = root / "work" / name
+        self.bare = root / "forks" / f"{name}.git"
+        self.work.mkdir(parents=True)
+        self.bare.mkdir(parents=True)
+        _git("init", "--bare", "-q", cwd=self.bare)
+        _git("config", "uploadpack.allowFilter", "true", cwd=self.bare)  # blobless clones, as GitHub allows
+        _git("init", "-q", cwd=self.work)
+        _git("remote", "add", "origin", str(self.bare), cwd=self.work)
+
+    @property
+    def url(self) -> str:
+        return self.bare.as_uri()
+
+    def commit(self, offset: int, files: dict[str, str | bytes], *, amend: bool = False) -> str:
+        """Commit ``files`` dated ``offset`` seconds from the deadline, push (forced), return the SHA."""
+        for name, content in files.items():
+            path = self.work / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(content if isinstance(content, bytes) else content.encode())
+        _git("add", "-A", cwd=self.work)
+        _git(
+            "commit",
+            "-q",
+            "--allow-empty",
+            "-m",
+            f"work at {offset}",
+            *["--amend"] * amend,
+            cwd=self.work,
+            date=_date(offset),
+        )
+        _git("push", "-q", "--force", "origin", "HEAD:main", cwd=self.work)
+        return _git("rev-parse", "HEAD", cwd=self.work)
+
+
+def _roster(path: Path, rows: list[tuple[str, str]], header: str = "student,url") -> Path:
+    path.write_text(header + "\n" + "".join(f"{s},{u}\n" for s, u in rows))
+    return path
+
+
+def _grader(*args) -> tuple[int, str]:
+    result = CliRunner().invoke(main, [str(a) for a in args])
+    return result.exit_code, result.output
+
+
+def _record(out: Path) -> dict[str, dict]:
+    return {s["student"]: s for s in json.loads((out / "collection.json").read_text())["students"]}
+
+
+CORRECT = reference_source(LAB)
+BUGGY = apply(CORRECT, catalogue(LAB)[0])
+
+
+# -- the roster and the deadline: refused in one line, exit 2, nothing written ------------------------
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b"student,url\nal\xe9,file:///x\n", "roster.csv is not UTF-8 text (byte 0xe9 at line 2)"),
+        (b"\x89PNG\r\n\x1a\n\x00\x00", "roster.csv is not UTF-8 text"),
+        (b'student,url\n"alice,file:///x\n', "roster.csv, line 2: not a CSV file"),
+        (b"name,email\nalice,a@x\n", "roster.csv, line 1: the header has no column for a student id"),
+        (b"student,email\nalice,a@x\n", "roster.csv, line 1: the header has no column for a git URL"),
+        (
+            b"student,url\nalice,file:///a\nbob,file:///b\nalice,file:///c\n",
+            "line 4: student 'alice' is already on line 2",
+        ),
+        (b"student,url\n,file:///a\n", "roster.csv, line 2: the student id is empty"),
+        (b"student,url\nalice,\n", "roster.csv, line 2: student 'alice' has no git URL"),
+        (
+            b"student,url\nalice,http://example.org/a.git\n",
+            "line 2: the URL 'http://example.org/a.git' of student 'alice' is not a git URL",
+        ),
+        (b"student,url\nalice,ext::sh -c touch% /tmp/pwned\n", "of student 'alice' is not a git URL"),
+        (b"student,url\nalice,-oProxyCommand=touch /tmp/x:y\n", "starts with '-'"),
+        (b"student,url\n", "roster.csv lists no student"),
+        (b"", "roster.csv is empty"),
+    ],
+)
+def test_a_bad_roster_is_refused_in_one_line_naming_the_line(tmp_path, content, message):
+    roster = tmp_path / "roster.csv"
+    roster.write_bytes(content)
+    status, output = _grader("collect", roster, "--deadline", DEADLINE, "--out", tmp_path / "out")
+    assert status == 2, output
+    assert output.startswith("grader: error: ") and output.count("\n") == 1, output
+    assert message in output
+    assert not (tmp_path / "out").exists()
+
+
+def test_the_roster_takes_a_spreadsheets_spellings_and_byte_order_mark(tmp_path):
+    fork = Fork(tmp_path, "alice")
+    fork.commit(-HOUR, {STARTER: CORRECT})
+    roster = tmp_path / "roster.csv"
+    roster.write_bytes(f"\ufeffName,GitHub Username,Repository URL\nAlice A,alice,{fork.url}\n\n".encode())
+    status, output = _grader("collect", roster, "--deadline", DEADLINE, "--out", tmp_path / "out", "--lab", LAB)
+    assert status == 0, output
+    assert _record(tmp_path / "out")["alice"]["status"] == "on-time"
+
+
+@pytest.mark.parametrize(
+    ("deadline", "message"),
+    [
+        ("2026-11-20T23:59:00", "has no time zone"),
+        ("2026-11-20", "has no time zone"),
+        ("next friday", "is not an ISO 8601 time"),
+    ],
+)
+def test_a_deadline_without_its_offset_is_refused(tmp_path, deadline, message):
+    roster = _roster(tmp_path / "roster.csv", [("alice", "file:///nowhere")])
+    status, output = _grader("collect", roster, "--deadline", deadline, "--out", tmp_path / "out")
+    assert status == 2 and message in output and output.count("\n") == 1, output
+
+
+# -- which commits, and when history cannot be trusted: the pure rules ---------------------------------
+
+
+def _chain(*offsets: int) -> list[Commit]:
+    """A first-parent history, newest first, dated ``offsets`` from the deadline."""
+    return [Commit(f"{i:040x}", DEADLINE_S + offset) for i, offset in enumerate(offsets, 1)]
+
+
+NOW = DEADLINE_S + 30 * 24 * HOUR
+
+
+def test_the_newest_commit_before_the_deadline_is_graded_and_the_head_is_late_work():
+    chain = _chain(5 * HOUR, 2 * HOUR, -60, -HOUR)
+    choice = history.choose(chain, DEADLINE_S, NOW, None, lambda sha: True)
+    assert choice.on_time == chain[2] and choice.later == chain[:2] and choice.late == chain[0]
+    assert not choice.suspect
+    assert history.duration(choice.late.time - DEADLINE_S) == "5:00:00"
+    assert history.duration(27 * HOUR + 61) == "27:01:01"  # hours past a day, as a spreadsheet reads them
+
+
+def test_a_commit_exactly_at_the_deadline_is_on_time_and_only_late_work_is_late_not_missing():
+    at = history.choose(_chain(0), DEADLINE_S, NOW, None, lambda sha: True)
+    assert at.on_time is not None and at.late is None
+    late = history.choose(_chain(2, 1), DEADLINE_S, NOW, None, lambda sha: True)
+    assert late.on_time is None and late.late.time == DEADLINE_S + 2 and not late.suspect
+
+
+@pytest.mark.parametrize(
+    ("offsets", "earlier", "gone", "reason"),
+    [
+        ((-10, 2 * HOUR, -HOUR), None, set(), "is dated before the deadline but its parent"),  # dated back
+        ((HOUR, -10, 2 * HOUR, -HOUR), None, set(), "2:00:00 after): dates rewritten"),  # further down the chain
+        ((40 * 24 * HOUR, -HOUR), None, set(), "after this collection"),  # a clock set forward
+        ((-HOUR,), history.Earlier((f"{9:040x}",), None, None), {f"{9:040x}"}, "no longer in the branch"),
+        ((-HOUR, -2 * HOUR), history.Earlier((f"{2:040x}",), DEADLINE_S + HOUR, f"{2:040x}"), set(), "pushed after"),
+        ((-HOUR,), history.Earlier((), DEADLINE_S + HOUR, None), set(), "pushed after the deadline"),
+    ],
+)
+def test_history_git_can_tell_was_rewritten_is_suspect(offsets, earlier, gone, reason):
+    choice = history.choose(_chain(*offsets), DEADLINE_S, NOW, earlier, lambda sha: sha not in gone)
+    assert reason in choice.suspect
+
+
+def test_dates_out_of_order_on_one_side_of_the_deadline_and_an_early_collection_are_not_suspect():
+    honest = [
+        (_chain(3 * HOUR, 5 * HOUR, -HOUR), None),  # a rebase after the deadline: both dates after it
+        (_chain(-HOUR, -30, -2 * HOUR), None),  # before it
+        # collected before the deadline, which graded the parent: new work before the deadline is fine
+        (_chain(-60, -HOUR), history.Earlier((f"{2:040x}",), DEADLINE_S - 2 * 60, f"{2:040x}")),
+        # collected after it: the same commit graded on time, late work added since
+        (_chain(HOUR, -HOUR), history.Earlier((f"{2:040x}",), DEADLINE_S + 60, f"{2:040x}")),
+    ]
+    for chain, earlier in honest:
+        assert not history.choose(chain, DEADLINE_S, NOW, earlier, lambda sha: True).suspect
+
+
+# -- one collection of a whole class ------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def collected(tmp_path_factory):
+    root = tmp_path_factory.mktemp("collect")
+    forks, shas = {}, {}
+    for name in ("alice", "bob", "carol", "erin", "fay", "gus", "hank"):
+        forks[name] = Fork(root, name)
+    shas["alice"] = [
+        forks["alice"].commit(-2 * HOUR, {STARTER: "draft = 1\n", "data.bin": os.urandom(3 << 20)}),
+        forks["alice"].commit(-60, {STARTER: BUGGY}),
+        forks["alice"].commit(90 * 60, {STARTER: CORRECT}),
+        forks["alice"].commit(3 * HOUR, {"notes.md": "done\n"}),
+    ]
+    shas["bob"] = [forks["bob"].commit(26 * HOUR, {STARTER: CORRECT})]
+    shas["carol"] = [
+        forks["carol"].commit(5 * HOUR, {STARTER: BUGGY}),
+        forks["carol"].commit(-HOUR, {STARTER: CORRECT}),
+    ]
+    # erin pushes nothing: an empty repository
+    shas["fay"] = [forks["fay"].commit(-HOUR, {STARTER: "x = 1\n" * (350 << 10)})]  # 2.1 MiB
+    shas["gus"] = [forks["gus"].commit(-HOUR, {"README.md": "my fork\n"})]
+    shas["hank"] = [forks["hank"].commit(-HOUR, {STARTER: CORRECT}), forks["hank"].commit(400 * 24 * HOUR, {})]
+    rows = [(name, fork.url) for name, fork in forks.items()] + [("dave", (root / "nowhere.git").as_uri())]
+    roster = _roster(root / "roster.csv", rows)
+    out = root / "collection"
+    started = time.time()
+    status, output = _grader("collect", roster, "--deadline", DEADLINE, "--out", out, "--jobs", "2")
+    return root, forks, shas, out, status, output, time.time() - started
+
+
+def test_each_student_is_collected_at_the_last_commit_before_the_deadline(collected):
+    root, forks, shas, out, status, output, _ = collected
+    assert status == 0, output
+    record = json.loads((out / "collection.json").read_text())
+    assert (
+        record["deadline"] == DEADLINE and record["labs"] == ["ch06", "lesson1_3"] and record["roster"] == "roster.csv"
+    )
+    students = _record(out)
+    alice = students["alice"]
+    assert alice["status"] == "on-time" and alice["commit"] == shas["alice"][1]
+    assert alice["committed_at"] == "2026-11-20T23:58:00+00:00"
+    assert [c["commit"] for c in alice["later_commits"]] == [shas["alice"][3], shas["alice"][2]]
+    assert alice["late"] == {
+        "commit": shas["alice"][3],
+        "committed_at": "2026-11-21T02:59:00+00:00",
+        "late_by_seconds": 3 * HOUR,
+        "late_by": "3:00:00",
+    }
+    files = out / record["files"]
+    assert (files / "on-time" / "alice" / STARTER).read_text() == BUGGY  # the file as it stood at the deadline
+    assert (files / "late" / "alice" / STARTER).read_text() == CORRECT  # at the latest commit
+    assert not list(files.rglob("data.bin"))  # only the labs' files
+    # The screen: a line per student, then what was collected and what to run next.
+    assert "alice: on time at " + shas["alice"][1][:12] in output
+    assert "next: grader batch " in output
+
+
+def test_a_student_with_only_late_work_is_late_not_missing(collected):
+    _, _, shas, out, *_ = collected
+    bob = _record(out)["bob"]
+    assert bob["status"] == "late" and bob["commit"] is None
+    assert bob["late"]["commit"] == shas["bob"][0] and bob["late"]["late_by"] == "26:00:00"
+    assert bob["versions"]["late"][STARTER]["size"] == len(CORRECT.encode())
+
+
+def test_history_dated_back_across_the_deadline_or_into_the_future_is_suspect_and_not_collected(collected):
+    _, _, shas, out, _, output, _ = collected
+    students = _record(out)
+    carol, hank = students["carol"], students["hank"]
+    assert carol["status"] == "suspect" and carol["versions"] == {}
+    assert carol["problem"] == (
+        f"commit {shas['carol'][1][:12]} is dated before the deadline but its parent {shas['carol'][0][:12]} "
+        "after it (5:00:00 after): dates rewritten"
+    )
+    assert carol["commit"] == shas["carol"][1]  # what would have been graded, for the instructor to decide
+    assert hank["status"] == "suspect" and "after this collection" in hank["problem"]
+    assert f"suspect, graded by nobody until you decide: carol: {carol['problem']}" in output
+    files = out / json.loads((out / "collection.json").read_text())["files"]
+    assert not (files / "on-time" / "carol").exists()
+
+
+def test_an_unreachable_an_empty_and_a_forkless_student_get_a_status_and_a_reason(collected):
+    _, _, _, out, status, _, _ = collected
+    students = _record(out)
+    assert status == 0
+    assert students["dave"]["status"] == "unreachable"
+    assert students["dave"]["problem"].startswith("git could not clone it: fatal: ")
+    assert "does not appear to be a git repository" in students["dave"]["problem"]
+    assert students["erin"]["status"] == "empty" and students["erin"]["problem"] == "the default branch has no commit"
+    gus = students["gus"]
+    assert gus["status"] == "missing"
+    assert gus["problem"] == f"no labs/ch06/starter.py or labs/lesson1_3/starter.py in commit {gus['commit'][:12]}"
+
+
+def test_a_huge_blob_is_measured_never_read(collected):
+    _, _, shas, out, *_ = collected
+    fay = _record(out)["fay"]
+    info = fay["versions"]["on-time"][STARTER]
+    assert info["size"] == len("x = 1\n" * (350 << 10)) == 2100 * 1024
+    assert info["problem"] == f"{STARTER} is 2100 KiB, over the limit of 1024 KiB"
+    files = out / json.loads((out / "collection.json").read_text())["files"]
+    assert not (files / "on-time" / "fay").exists()
+
+
+def test_the_clone_is_blobless_and_bare(collected, tmp_path):
+    root, forks, shas, *_ = collected
+    fork = git.Fork(forks["alice"].url, tmp_path / "clone", timeout=60)
+    fork.clone()
+    assert not (tmp_path / "clone" / "labs").exists() and (tmp_path / "clone" / "HEAD").is_file()  # no work tree
+    size = sum(p.stat().st_size for p in (tmp_path / "clone").rglob("*") if p.is_file())
+    assert size < 200_000, size  # every commit and tree, not alice's 3 MiB of data
+    entry = fork.entry(shas["alice"][1], STARTER)
+    assert fork.blob(entry.sha, fork.blob_size(entry.sha)).decode() == BUGGY  # fetched alone, when asked
+    assert [c.sha for c in fork.first_parent_history()] == shas["alice"][::-1]
+
+
+def test_no_hook_of_the_instructors_configuration_runs(tmp_path, monkeypatch):
+    hooks, marker = tmp_path / "hooks", tmp_path / "hook-ran"
+    hooks.mkdir()
+    for name in ("reference-transaction", "post-checkout"):
+        (hooks / name).write_text(f"#!/bin/sh\ntouch {marker}\n")
+        (hooks / name).chmod(0o755)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    (tmp_path / ".gitconfig").write_text(f"[core]\n\thooksPath = {hooks}\n")
+    fork = Fork(tmp_path, "alice")
+    fork.commit(-HOUR, {STARTER: CORRECT})
+    marker.unlink(missing_ok=True)  # the student's own commits ran it
+    subprocess.run(["git", "clone", "-q", "--bare", fork.url, str(tmp_path / "plain")], check=True)
+    assert marker.exists()  # a plain clone runs the hook: the check below can fail
+    marker.unlink()
+    roster = _roster(tmp_path / "roster.csv", [("alice", fork.url)])
+    status, output = _grader("collect", roster, "--deadline", DEADLINE, "--out", tmp_path / "out")
+    assert status == 0 and _record(tmp_path / "out")["alice"]["status"] == "on-time", output
+    assert not marker.exists()
+
+
+def _https_server(tmp_path: Path) -> tuple[HTTPServer, Path]:
+    """An https server on this machine that asks for a password, with a certificate git is told to trust."""
+    key, cert = tmp_path / "key.pem", tmp_path / "cert.pem"
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1"]
+        + ["-addext", "subjectAltName=IP:127.0.0.1", "-keyout", str(key), "-out", str(cert)],
+        check=True,
+        capture_output=True,
+    )
+
+    class AskForPassword(BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802 - http.server's name
+            self.send_response(401)
+            self.send_header("WWW-Authenticate", 'Basic realm="fork"')
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def log_message(self, *args):
+            pass
+
+    server = HTTPServer(("127.0.0.1", 0), AskForPassword)
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(cert, key)
+    server.socket = context.wrap_socket(server.socket, server_side=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, cert
+
+
+def test_a_fork_that_asks_for_a_password_fails_at_once_without_prompting(tmp_path, monkeypatch):
+    server, cert = _https_server(tmp_path)
+    asked = tmp_path / "asked"
+    askpass = tmp_path / "askpass"
+    askpass.write_text(f"#!/bin/sh\ntouch {asked}\necho secret\n")  # what a desktop's password window does
+    askpass.chmod(0o755)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("GIT_ASKPASS", str(askpass))
+    monkeypatch.setenv("SSH_ASKPASS", str(askpass))
+    (tmp_path / ".gitconfig").write_text(f"[http]\n\tsslCAInfo = {cert}\n")
+    url = f"https://127.0.0.1:{server.server_port}/alice/labkit.git"
+    roster = _roster(tmp_path / "roster.csv", [("alice", url)])
+    try:
+        started = time.monotonic()
+        status, output = _grader("collect", roster, "--deadline", DEADLINE, "--out", tmp_path / "out")
+        elapsed = time.monotonic() - started
+    finally:
+        server.shutdown()
+    assert status == 0, output
+    alice = _record(tmp_path / "out")["alice"]
+    assert alice["status"] == "unreachable"
+    assert "terminal prompts disabled" in alice["problem"], alice["problem"]
+    assert not asked.exists() and elapsed < 20
+
+
+# -- two collections: at the deadline, then later -----------------------------------------------------
+
+
+def test_a_force_push_or_a_backdated_push_between_two_collections_is_suspect(tmp_path):
+    # The first collection runs just after the deadline; the second, later, sees what changed since.
+    deadline = datetime.now(timezone.utc).replace(microsecond=0) - timedelta(minutes=1)
+    shift = int(deadline.timestamp()) - DEADLINE_S  # Fork.commit dates from the module's DEADLINE
+    forks = {name: Fork(tmp_path, name) for name in ("amy", "ben", "cy")}
+    first = {}
+    for name, fork in forks.items():
+        fork.commit(shift - 2 * HOUR, {STARTER: BUGGY})
+        first[name] = fork.commit(shift - HOUR, {STARTER: CORRECT})
+    roster = _roster(tmp_path / "roster.csv", [(n, f.url) for n, f in forks.items()])
+    out = tmp_path / "out"
+
+    def collect() -> dict[str, dict]:
+        status, output = _grader("collect", roster, "--deadline", deadline.isoformat(), "--out", out)
+        assert status == 0, output
+        return _record(out)
+
+    assert {s: r["commit"] for s, r in collect().items()} == first
+    earlier_files = json.loads((out / "collection.json").read_text())["files"]
+    # amy rewrites the commit she was collected at, keeping its date, and force-pushes
+    forks["amy"].commit(shift - HOUR, {STARTER: BUGGY + "# better\n"}, amend=True)
+    # ben adds a commit dated before the deadline, after the deadline: a clock set back
+    backdated = forks["ben"].commit(shift - 60, {STARTER: CORRECT + "# late fix\n"})
+    # cy adds late work, honestly dated
+    late = forks["cy"].commit(shift + 30, {STARTER: CORRECT + "# more\n"})
+    time.sleep(1.1)  # a later second: the collections' folders of files are told apart by their time
+    students = collect()
+    assert students["amy"]["status"] == "suspect"
+    assert students["amy"]["problem"] == (
+        f"commit {first['amy'][:12]}, collected earlier, is no longer in the branch: history rewritten since"
+    )
+    assert students["ben"]["status"] == "suspect" and students["ben"]["commit"] == backdated
+    assert students["ben"]["problem"] == (
+        f"commit {backdated[:12]} is dated before the deadline but was not there when the fork was collected "
+        f"after it (which graded {first['ben'][:12]}): pushed after the deadline"
+    )
+    assert students["cy"]["status"] == "on-time" and students["cy"]["commit"] == first["cy"]
+    assert students["cy"]["late"]["commit"] == late and students["cy"]["earlier_commits"] == [first["cy"]]
+    record = json.loads((out / "collection.json").read_text())
+    assert len(record["earlier"]) == 1 and not (out / earlier_files).exists()  # the first one's files are gone
+    # A third collection: suspect stays suspect until the instructor decides; cy's late work is no suspect.
+    time.sleep(1.1)
+    students = collect()
+    assert [students[s]["status"] for s in ("amy", "ben", "cy")] == ["suspect", "suspect", "on-time"]
+    assert students["cy"]["earlier_commits"] == [first["cy"], late]
+
+
+def test_a_folder_that_holds_something_else_or_another_deadline_is_refused(tmp_path):
+    fork = Fork(tmp_path, "alice")
+    fork.commit(-HOUR, {STARTER: CORRECT})
+    roster = _roster(tmp_path / "roster.csv", [("alice", fork.url)])
+    (tmp_path / "busy").mkdir()
+    (tmp_path / "busy" / "thesis.tex").write_text("x")
+    status, output = _grader("collect", roster, "--deadline", DEADLINE, "--out", tmp_path / "busy")
+    assert status == 2 and "is not empty and holds no collection" in output
+    status, output = _grader("collect", roster, "--deadline", DEADLINE, "--out", tmp_path / "out")
+    assert status == 0, output
+    status, output = _grader("collect", roster, "--deadline", "2026-11-27T23:59:00Z", "--out", tmp_path / "out")
+    assert status == 2 and f"holds a collection for the deadline {DEADLINE}, not 2026-11-27T23:59:00+00:00" in output
+
+
+def test_the_per_fork_timeout_stops_git_and_everything_it_started(tmp_path, monkeypatch):
+    pid = tmp_path / "ssh.pid"
+    ssh = tmp_path / "slow-ssh"
+    ssh.write_text(f"#!/bin/sh\necho $$ > {pid}\nexec sleep 60\n")  # a server that never answers
+    ssh.chmod(0o755)
+    monkeypatch.setenv("GIT_SSH_COMMAND", str(ssh))
+    roster = _roster(tmp_path / "roster.csv", [("alice", "ssh://git@example.org/alice/labkit.git")])
+    started = time.monotonic()
+    status, output = _grader("collect", roster, "--deadline", DEADLINE, "--out", tmp_path / "out", "--timeout", "1")
+    assert status == 0, output
+    assert time.monotonic() - started < 10
+    alice = _record(tmp_path / "out")["alice"]
+    assert alice["status"] == "unreachable"
+    assert alice["problem"] == "git could not clone it: git took longer than 1 s for this fork"
+    for _ in range(50):  # the ssh git started (its grandchild) was killed with it
+        if not Path(f"/proc/{pid.read_text().strip()}").exists():
+            break
+        time.sleep(0.1)
+    assert not Path(f"/proc/{pid.read_text().strip()}").exists()
+
+
+# -- collect, then batch ------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def graded(collected, tmp_path_factory):
+    root, _, _, out, *_ = collected
+    grades = tmp_path_factory.mktemp("grades") / "out"
+    status, output = _grader("batch", out, "--lab", LAB, "--out", grades, "--jobs", "2")
+    assert status == 0, output
+    return out, grades
+
+
+def _rows(out: Path) -> dict[str, dict]:
+    return {r["student"]: r for r in csv.DictReader(io.StringIO((out / "grades.csv").read_text()))}
+
+
+def test_batch_grades_a_collection_with_the_commit_and_the_late_work_in_each_row(collected, graded):
+    _, _, shas, *_ = collected
+    _, grades = graded
+    rows = _rows(grades)
+    assert sorted(rows) == ["alice", "bob", "carol", "dave", "erin", "fay", "gus", "hank"]  # one row each
+    alice, bob = rows["alice"], rows["bob"]
+    assert alice["status"] == "graded" and float(alice["score"]) < 100  # the buggy file, on time
+    assert alice["commit"] == shas["alice"][1] and alice["committed_at"] == "2026-11-20T23:58:00+00:00"
+    assert alice["late_commit"] == shas["alice"][3] and alice["late_by"] == "3:00:00"
+    assert alice["late_score"] == "100"  # the correct file, late
+    assert bob["status"] == "late" and bob["score"] == "0" and bob["commit"] == ""
+    assert bob["late_commit"] == shas["bob"][0] and bob["late_by"] == "26:00:00" and bob["late_score"] == "100"
+    assert (
+        bob["reason"]
+        == f"nothing committed before the deadline; late work: commit {shas['bob'][0][:12]}, 26:00:00 late"
+    )
+    assert rows["carol"]["status"] == "suspect" and "dates rewritten" in rows["carol"]["reason"]
+    assert rows["carol"]["commit"] == shas["carol"][1]
+    assert rows["dave"]["status"] == "unreachable" and rows["erin"]["status"] == "empty"
+    assert (
+        rows["fay"]["status"] == "invalid"
+        and rows["fay"]["reason"] == f"{STARTER} is 2100 KiB, over the limit of 1024 KiB"
+    )
+    assert rows["gus"]["status"] == "missing"
+
+
+def test_each_record_and_the_summary_carry_the_commit(collected, graded):
+    _, _, shas, *_ = collected
+    _, grades = graded
+    record = json.loads((grades / "records" / "alice.json").read_text())
+    assert record["collected"] == {
+        "version": "on-time",
+        "commit": shas["alice"][1],
+        "committed_at": "2026-11-20T23:58:00+00:00",
+    }
+    late = json.loads((grades / "records" / "alice~late.json").read_text())
+    assert late["collected"]["commit"] == shas["alice"][3] and late["score"] == 100
+    assert json.loads((grades / "reports" / "alice~late.json").read_text())["score"] == 100
+    summary = json.loads((grades / "summary.json").read_text())
+    assert summary["students"] == 8
+    assert summary["statuses"] == {
+        "empty": 1,
+        "graded": 1,
+        "invalid": 1,
+        "late": 1,
+        "missing": 1,
+        "suspect": 2,
+        "unreachable": 1,
+    }
+    assert summary["distribution"]["count"] == 1  # alice's on-time file; late work stays out of the statistics
+    by_student = {r["student"]: r for r in summary["collected"]}
+    assert by_student["bob"]["late_commit"] == shas["bob"][0]
+    markdown = (grades / "summary.md").read_text()
+    assert "## Late work" in markdown
+    assert f"| alice | `{shas['alice'][1][:12]}` | `{shas['alice'][3][:12]}` | 3:00:00 | 100 |" in markdown
+    assert f"| bob | nothing | `{shas['bob'][0][:12]}` | 26:00:00 | 100 |" in markdown
+
+
+def test_a_collection_resumes_and_merges_from_shards_as_one_run(collected, graded, tmp_path):
+    out, grades = graded
+    status, output = _grader("batch", out, "--lab", LAB, "--out", grades, "--resume")
+    assert status == 0 and "graded now 0, up to date 3" in output, output
+    one, two = tmp_path / "one", tmp_path / "two"
+    for folder, shard in ((one, "1/2"), (two, "2/2")):
+        status, output = _grader("batch", out, "--lab", LAB, "--out", folder, "--shard", shard, "--jobs", "1")
+        assert status == 0, output
+    status, output = _grader("merge", one, two, "--lab", LAB, "--out", tmp_path / "all")
+    assert status == 0, output
+    assert (tmp_path / "all" / "grades.csv").read_text() == (grades / "grades.csv").read_text()
+    assert (tmp_path / "all" / "summary.md").read_text() == (grades / "summary.md").read_text()
+
+
+def test_a_collected_file_changed_since_or_another_lab_is_refused(collected, tmp_path):
+    _, _, shas, out, *_ = collected
+    copy = tmp_path / "copy"
+    shutil.copytree(out, copy)
+    files = copy / json.loads((copy / "collection.json").read_text())["files"]
+    (files / "on-time" / "alice" / STARTER).write_text(CORRECT)  # someone "fixes" alice's file by hand
+    status, output = _grader("batch", copy, "--lab", LAB, "--out", tmp_path / "grades", "--jobs", "1")
+    assert status == 0, output
+    alice = _rows(tmp_path / "grades")["alice"]
+    assert alice["status"] == "invalid"
+    assert alice["reason"] == (
+        f"{files.name}/on-time/alice/{STARTER} is not the file collected from commit {shas['alice'][1][:12]} "
+        "(its sha256 differs): collect again"
+    )
+    only = tmp_path / "only"
+    fork_root = tmp_path / "f"
+    fork = Fork(fork_root, "zed")
+    fork.commit(-HOUR, {STARTER: CORRECT})
+    roster = _roster(tmp_path / "roster.csv", [("zed", fork.url)])
+    status, output = _grader("collect", roster, "--deadline", DEADLINE, "--out", only, "--lab", LAB)
+    assert status == 0, output
+    status, output = _grader("batch", only, "--lab", "ch06", "--out", tmp_path / "g2")
+    assert status == 2
+    assert "is a collection of lab lesson1_3's files, not ch06's: collect again with --lab ch06" in output
