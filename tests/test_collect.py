@@ -15,8 +15,10 @@ import io
 import json
 import os
 import shutil
+import signal
 import ssl
 import subprocess
+import sys
 import threading
 import time
 from datetime import datetime, timedelta, timezone
@@ -140,6 +142,7 @@ BUGGY = apply(CORRECT, catalogue(LAB)[0])
         ),
         (b"student,url\nalice,ext::sh -c touch% /tmp/pwned\n", "of student 'alice' is not a git URL"),
         (b"student,url\nalice,-oProxyCommand=touch /tmp/x:y\n", "starts with '-'"),
+        (b"student,url\nalice,https://alice:ghp_secret@github.com/a/b\n", "holds a password or token"),
         (b"student,url\n", "roster.csv lists no student"),
         (b"", "roster.csv is empty"),
     ],
@@ -503,11 +506,46 @@ def test_the_per_fork_timeout_stops_git_and_everything_it_started(tmp_path, monk
     alice = _record(tmp_path / "out")["alice"]
     assert alice["status"] == "unreachable"
     assert alice["problem"] == "git could not clone it: git took longer than 1 s for this fork"
-    for _ in range(50):  # the ssh git started (its grandchild) was killed with it
-        if not Path(f"/proc/{pid.read_text().strip()}").exists():
+    assert not _alive(pid.read_text().strip())  # the ssh git started was killed with it
+
+
+def _alive(pid: str) -> bool:
+    """Whether process ``pid`` still runs, a second from now at most (a killed one may wait to be reaped)."""
+    for _ in range(20):
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0]
+        except (FileNotFoundError, ProcessLookupError):
+            return False
+        if state in ("Z", "X"):  # dead, its parent not yet told
+            return False
+        time.sleep(0.05)
+    return True
+
+
+def test_an_interrupted_collection_records_nothing_and_leaves_no_git_running(tmp_path):
+    pids = tmp_path / "pids"
+    pids.mkdir()
+    ssh = tmp_path / "slow-ssh"
+    ssh.write_text(f"#!/bin/sh\necho $$ > {pids}/$$\nexec sleep 60\n")
+    ssh.chmod(0o755)
+    roster = _roster(tmp_path / "roster.csv", [(n, f"ssh://git@example.org/{n}.git") for n in ("amy", "ben", "cy")])
+    out = tmp_path / "out"
+    grader = shutil.which("grader", path=str(Path(sys.executable).parent))
+    env = {**os.environ, "GIT_SSH_COMMAND": str(ssh)}
+    command = [grader, "collect", str(roster), "--deadline", DEADLINE, "--out", str(out), "--jobs", "2"]
+    process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    for _ in range(200):
+        if len(list(pids.iterdir())) == 2:  # two forks being cloned
             break
-        time.sleep(0.1)
-    assert not Path(f"/proc/{pid.read_text().strip()}").exists()
+        time.sleep(0.05)
+    process.send_signal(signal.SIGINT)
+    _, errors = process.communicate(timeout=30)
+    assert process.returncode == 130, errors
+    assert errors.splitlines()[-1] == f"interrupted: nothing recorded; {out} holds what it held before"
+    assert not (out / "collection.json").exists() and not list(out.glob("files-*"))
+    started = [p.name for p in pids.iterdir()]
+    assert len(started) == 2  # the third fork was never started
+    assert not [pid for pid in started if _alive(pid)]
 
 
 # -- collect, then batch ------------------------------------------------------------------------------

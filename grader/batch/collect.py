@@ -80,6 +80,7 @@ class Collector:
         self.files = files
         self.clones = clones
         self.timeout = timeout
+        self.stopped = threading.Event()  # set when the collection is interrupted: no fork starts another command
 
     def one(self, student: Student, previous: dict | None) -> dict:
         """Collect one student's fork: their record, with their files written (never raises for the fork's sake)."""
@@ -101,7 +102,7 @@ class Collector:
         }
         key = key_of(student.student)
         clone = self.clones / key
-        fork = git.Fork(student.url, clone, self.timeout)
+        fork = git.Fork(student.url, clone, self.timeout, self.stopped)
         try:
             try:
                 fork.clone()
@@ -230,6 +231,7 @@ def collect(
                 future.result()
         except BaseException:
             pool.shutdown(wait=False, cancel_futures=True)
+            collector.stopped.set()
             git.stop_all()  # the clones run in sessions of their own: Ctrl-C does not reach them
             pool.shutdown(wait=True)
             shutil.rmtree(files, ignore_errors=True)

@@ -96,6 +96,9 @@ def _check_student(s, path: Path) -> None:
     _require(isinstance(s.get("student"), str) and s["student"], path, "a student has no id")
     name = s["student"]
     _require(s.get("status") in STATUSES, path, f"student {name!r} has an unknown status")
+    _require(
+        isinstance(s.get("url"), str) and isinstance(s.get("problem", ""), str), path, f"student {name!r}: bad url"
+    )
     for key in ("commit", "committed_at"):
         _require(s.get(key) is None or isinstance(s.get(key), str), path, f"student {name!r}: bad {key}")
     late = s.get("late")

@@ -110,15 +110,18 @@ class TreeEntry:
 class Fork:
     """A bare, blobless clone of one fork in ``folder``, every command within one ``timeout``."""
 
-    def __init__(self, url: str, folder: Path, timeout: float):
+    def __init__(self, url: str, folder: Path, timeout: float, stop: threading.Event | None = None):
         self.url = url
         self.folder = folder
         self.timeout = timeout
         self.ends = time.monotonic() + timeout
         self.env = _environment()
+        self.stop = stop or threading.Event()  # set: start no other command (the collection was interrupted)
 
     def _run(self, args: list[str], *, limit: int = MAX_OUTPUT, check: bool = True) -> tuple[int, bytes]:
         """Run ``git args``; its exit status and stdout (GitError when it fails, if ``check``)."""
+        if self.stop.is_set():
+            raise GitError("the collection was interrupted")
         left = self.ends - time.monotonic()
         if left <= 0:
             raise GitError(f"git took longer than {self.timeout:g} s for this fork")

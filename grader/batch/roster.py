@@ -54,6 +54,8 @@ def url_problem(url: str) -> str | None:
         return "holds spaces or control characters at its ends or inside"
     if url.startswith(URL_SCHEMES):
         rest = url.split("://", 1)[1]
+        if ":" in rest.split("/", 1)[0].rpartition("@")[0]:  # https://user:token@host/...
+            return "holds a password or token, which the record and every message would show: use a credential helper"
         return None if rest.strip("/") else "names no repository"
     if url.startswith("-"):  # an option, not a URL: git would read it as one
         return "starts with '-'"
