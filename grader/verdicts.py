@@ -214,13 +214,19 @@ def where(exc: BaseException, code_files: set[str]) -> str:
     remote = getattr(exc, "labkit_where", None)
     if remote is not None:  # raised behind the wall: the worker located it
         return remote
+    found = _innermost_frame(exc, code_files)
+    if found is None:
+        return ""
+    return f"{Path(found.filename).name}:{found.lineno} in {found.name}"
+
+
+def _innermost_frame(exc: BaseException, code_files: set[str]) -> traceback.FrameSummary | None:
+    """The innermost frame of ``exc``'s traceback that is the code under test's, if any."""
     found = None
     for frame in traceback.extract_tb(exc.__traceback__):
         if frame.filename in code_files:
             found = frame
-    if found is None:
-        return ""
-    return f"{Path(found.filename).name}:{found.lineno} in {found.name}"
+    return found
 
 
 def line_in_file(value, line_count: int | None) -> int | None:
@@ -241,11 +247,8 @@ def _innermost_line(exc: BaseException, code_files: set[str]) -> int | None:
     wall, the line the worker reported (checked by the wall's session against the file)."""
     if hasattr(exc, "labkit_where"):
         return getattr(exc, "labkit_line", None)
-    line = None
-    for frame in traceback.extract_tb(exc.__traceback__):
-        if frame.filename in code_files:
-            line = frame.lineno
-    return line
+    found = _innermost_frame(exc, code_files)
+    return found.lineno if found is not None else None
 
 
 def _raised_in(exc: BaseException, code_files: set[str]) -> bool:
