@@ -70,7 +70,7 @@ def bench_grading(repeat: int) -> dict:
         rounds = time_rounds(
             {
                 "floor": [sys.executable, "-c", "import numpy, pytest"],
-                "bare": [sys.executable, "-m", "pytest", str(lab.tests), *bare_flags],
+                "bare": [sys.executable, "-m", "pytest", *map(str, lab.test_files), *bare_flags],
                 "grader": _grader("--lab", lab.id, "--impl", "ref"),
                 "make": ["make", "lab", f"LAB={lab.id}", "IMPL=ref"],
             },

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
 import re
 import sys
 from dataclasses import dataclass, field
 from functools import cache
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from grader import limits as lab_limits
 
@@ -23,10 +25,25 @@ REFERENCE_DIR = KIT_ROOT / "reference"
 INSTRUCTOR = "instructor"
 
 
+# A lab's hidden tests, declared in its lab.toml's [hidden] table: graded by the instructor's kit (batch,
+# Gradescope, collect + batch), never in the student edition, so never in a fork or a student's own run.
+HIDDEN = "hidden"
+TIERS = ("visible", "hidden")  # a test's tier: from test_lab.py, or from a hidden test file
+
+
+def _in_lab_folder(relpath: str, folder: str) -> bool:
+    parts = relpath.split("/")
+    return len(parts) > 3 and parts[0] == "labs" and parts[2] == folder
+
+
 def is_instructor_file(relpath: str) -> bool:
     """Whether ``relpath`` (POSIX, relative to the kit) is in a lab's instructor folder, labs/<id>/instructor/."""
-    parts = relpath.split("/")
-    return len(parts) > 3 and parts[0] == "labs" and parts[2] == INSTRUCTOR
+    return _in_lab_folder(relpath, INSTRUCTOR)
+
+
+def is_hidden_file(relpath: str) -> bool:
+    """Whether ``relpath`` (POSIX, relative to the kit) is in a lab's hidden tests' folder, labs/<id>/hidden/."""
+    return _in_lab_folder(relpath, HIDDEN)
 
 
 class LabError(Exception):
@@ -52,10 +69,31 @@ class Lab:
     limits: dict = field(default_factory=dict)
     helpers: tuple[str, ...] = ()  # files of the lab folder whose loops may run in the worker
     summary: str = ""  # what the student builds, in one line (the README's table of labs)
+    hidden_tests: tuple[str, ...] = ()  # [hidden] tests: files under hidden/, relative to the folder
 
     @property
     def tests(self) -> Path:
         return self.folder / "test_lab.py"
+
+    @property
+    def test_files(self) -> tuple[Path, ...]:
+        """What grading this lab runs: test_lab.py, then its hidden tests."""
+        return (self.tests, *(self.folder / relpath for relpath in self.hidden_tests))
+
+    def visible_only(self) -> Lab:
+        """The lab as a student's copy has it: test_lab.py alone (``grader run --visible-only``)."""
+        return dataclasses.replace(self, hidden_tests=())
+
+    def tests_sha256(self) -> str:
+        """The sha256 of what grading this lab runs: test_lab.py's bytes; with hidden tests, each file's path in
+        the lab's folder and its bytes' sha256, a line each (so a report tells the two sets apart)."""
+        if not self.hidden_tests:
+            return hashlib.sha256(self.tests.read_bytes()).hexdigest()
+        lines = [
+            f"{path.relative_to(self.folder).as_posix()} {hashlib.sha256(path.read_bytes()).hexdigest()}\n"
+            for path in self.test_files
+        ]
+        return hashlib.sha256("".join(lines).encode()).hexdigest()
 
     @property
     def starter(self) -> Path:
@@ -100,7 +138,8 @@ def _shown(path: Path) -> str:
     return str(path.relative_to(KIT_ROOT)) if path.is_relative_to(KIT_ROOT) else str(path)
 
 
-def _load(folder: Path) -> Lab:
+def load(folder: Path) -> Lab:
+    """The lab in ``folder`` (its lab.toml, checked), or LabError saying what is wrong with it."""
     meta_path = folder / "lab.toml"
     try:
         meta = tomllib.loads(meta_path.read_text(encoding="utf-8"))
@@ -119,7 +158,25 @@ def _load(folder: Path) -> Lab:
         limits=_limits(meta.get("limits", {}), meta_path),
         helpers=tuple(meta.get("helpers", ())),
         summary=meta.get("summary", ""),
+        hidden_tests=_hidden_tests(meta.get(HIDDEN, {}), folder, meta_path),
     )
+
+
+def _hidden_tests(table: dict, folder: Path, meta_path: Path) -> tuple[str, ...]:
+    """[hidden] tests, checked: each a regular file under the lab's hidden/ folder named test_*.py, so that
+    the student edition, which leaves that folder out, can never ship one and the tier is the folder's."""
+    declared = table.get("tests", [])
+    if not isinstance(declared, list) or not all(isinstance(d, str) for d in declared):
+        raise LabError(f'{_shown(meta_path)}: [hidden] tests must be a list of paths, e.g. ["hidden/test_hidden.py"]')
+    for relpath in declared:
+        parts = PurePosixPath(relpath).parts
+        named = len(parts) > 1 and parts[0] == HIDDEN and ".." not in parts and re.fullmatch(r"test_\w*\.py", parts[-1])
+        if not named:
+            raise LabError(f"{_shown(meta_path)}: [hidden] {relpath!r} is not a test_*.py file under {HIDDEN}/")
+        path = folder / relpath
+        if any(p.is_symlink() for p in (path, *path.parents)) or not path.is_file():
+            raise LabError(f"{_shown(meta_path)}: [hidden] {relpath!r} is not a regular file in {_shown(folder)}")
+    return tuple(dict.fromkeys(declared))
 
 
 def _limits(table: dict, meta_path: Path) -> dict:
@@ -138,7 +195,7 @@ def discover() -> dict[str, Lab]:
     """Every lab of the kit, by id, in a stable order."""
     labs = {}
     for meta in sorted(LABS_DIR.glob("*/lab.toml")):
-        lab = _load(meta.parent)
+        lab = load(meta.parent)
         labs[lab.id] = lab
     return labs
 

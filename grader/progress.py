@@ -1,7 +1,7 @@
 """The progress stream: the one channel by which a pytest process tells the grader what happened.
 
 One JSON object per line, flushed as it happens: ``collected`` (the trusted list of
-tests with their tasks and points: all of them, even in a run ordered to grade one
+tests with their tasks, points and tiers: all of them, even in a run ordered to grade one
 task), then per test ``start`` and ``result`` (the test's verdict and duration), behind
 the wall ``isolation`` (the protections in force), and ``finished`` when the session
 ended normally. A run that grades several submissions (a

@@ -10,6 +10,7 @@ student edition does not ship (grader.kit.edition):
     hostile/*.py           the hostile and broken submissions those entries grade
     student_bugs/__init__.py  STUDENT_BUGS: bugs written apart from the kit, a held-out check of its hints
     student_bugs/correct.py  the solution those bugs are edits of, one each
+    tuned/visible_only.py  a submission tuned to the visible tests: passes all of them, fails every hidden test
 
 Every path and module name of that material is spelled here, and only here.
 """
@@ -25,6 +26,7 @@ from grader import labs
 MUTANTS = "mutants.py"
 SUBMISSIONS = "submissions"
 HOSTILE = "hostile"
+TUNED = "tuned/visible_only.py"
 STUDENT_BUGS = "student_bugs"
 STUDENT_BUGS_BASE = "correct.py"
 
@@ -72,6 +74,18 @@ def mutants(lab: str | labs.Lab) -> list:
 def submissions(lab: str | labs.Lab) -> list[Path]:
     """The lab's independently written correct submissions (``instructor/submissions/correct_*.py``), sorted."""
     return sorted((folder(lab) / SUBMISSIONS).glob("correct_*.py"))
+
+
+def tuned(lab: str | labs.Lab) -> Path:
+    """The lab's submission tuned to its visible tests (``instructor/tuned/visible_only.py``), which its hidden
+    tests must catch; MissingMaterial if it has none."""
+    path = folder(lab) / TUNED
+    if not path.is_file():
+        raise MissingMaterial(
+            f"lab {_lab(lab).id} has hidden tests but no submission tuned to its visible ones: write {relpath(path)}, "
+            "one file that passes every test of test_lab.py and fails every hidden test"
+        )
+    return path
 
 
 def hostile_folder(lab: str | labs.Lab) -> Path:

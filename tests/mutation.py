@@ -68,7 +68,8 @@ def reference_source(lab_id: str) -> str:
 def solution_lines(min_length: int = 1) -> set[str]:
     """Lines inside the reference's solution regions that no other file of the kit shows (handouts,
     lab tests, grader; not the labs' instructor folders, whose mutants and submissions are the
-    solution): what a copy of the kit without the reference must not contain."""
+    solution, nor their hidden tests, which must not hold it either): what a copy of the kit without
+    the reference must not contain."""
     inside, elsewhere = set(), set()
     for path in labs.REFERENCE_DIR.rglob("*.py"):
         in_region = False
@@ -78,7 +79,8 @@ def solution_lines(min_length: int = 1) -> set[str]:
             else:
                 (inside if in_region else elsewhere).add(line.strip())
     for path in [*labs.KIT_ROOT.glob("labs/**/*"), *labs.KIT_ROOT.glob("grader/**/*.py")]:
-        instructors = labs.is_instructor_file(path.relative_to(labs.KIT_ROOT).as_posix())
+        relpath = path.relative_to(labs.KIT_ROOT).as_posix()
+        instructors = labs.is_instructor_file(relpath) or labs.is_hidden_file(relpath)
         if path.is_file() and path.name != "starter.py" and not instructors:
             elsewhere |= {line.strip() for line in path.read_text(errors="replace").splitlines()}
     return {line for line in inside - elsewhere if len(line) >= min_length and not line.startswith("#")}

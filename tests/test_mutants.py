@@ -1,6 +1,10 @@
 """Every realistic student bug in the catalogue loses points, and exactly the recorded tests catch it,
 in-process and behind the wall alike: test by test the same outcome in both modes.
 
+The catalogue records what the visible tests (test_lab.py, which students have) catch, and what a
+student reads first: mutants are graded without the lab's hidden tests, whose strength
+tests/test_hidden.py proves apart.
+
 Every discovered lab must have a catalogue (labs/<id>/instructor/mutants.py): a lab without one
 fails test_catalogue_names_are_unique_and_tests_exist, whose message names the file to write.
 
@@ -50,7 +54,7 @@ def _graded(lab_id: str, index: int, folder) -> dict:
         path.parent.mkdir(exist_ok=True)
         path.write_text(apply(reference_source(lab_id), mutant), encoding="utf-8")
         impls.append(Implementation("submission", path))
-    lab = labs.get(lab_id)
+    lab = labs.get(lab_id).visible_only()
     lab = dataclasses.replace(lab, limits={**lab.limits, **MUTANT_LIMITS})
     graded = {}
     for isolation in MODES:
@@ -129,7 +133,7 @@ def test_catalogue_names_are_unique_and_tests_exist(lab_id):
     assert len(names) == len(set(names))
     unlabelled = [m.name for m in mutants if m.kind not in bugs.BUGS]
     assert not unlabelled, f"label these with the kind of bug they model (grader.testing.bugs.BUGS): {unlabelled}"
-    known = {t["id"] for t in runner.collect(labs.get(lab_id))}
+    known = {t["id"] for t in runner.collect(labs.get(lab_id).visible_only())}
     for mutant in mutants:
         assert mutant.caught_by <= known, f"{mutant.name} records unknown tests {sorted(mutant.caught_by - known)}"
 

@@ -102,14 +102,50 @@ def test_the_progress_stream_of_a_run(pytester, monkeypatch, orders):
 
     reader = ProgressReader(orders).poll()
     assert reader.collected == [
-        {"id": "test_passes", "nodeid": "test_units.py::test_passes", "task": "t", "points": 2},
-        {"id": "test_fails_an_assert", "nodeid": "test_units.py::test_fails_an_assert", "task": "t", "points": 2},
-        {"id": "test_not_implemented", "nodeid": "test_units.py::test_not_implemented", "task": "u", "points": 1.5},
-        {"id": "test_skipped", "nodeid": "test_units.py::test_skipped", "task": "u", "points": 1},
-        {"id": "test_skipped_by_marker", "nodeid": "test_units.py::test_skipped_by_marker", "task": "u", "points": 1},
-        {"id": "test_setup_error", "nodeid": "test_units.py::test_setup_error", "task": "u", "points": 0.5},
-        {"id": "test_param[one]", "nodeid": "test_units.py::test_param[one]", "task": "v", "points": 0.25},
-        {"id": "test_param[two]", "nodeid": "test_units.py::test_param[two]", "task": "v", "points": 0.25},
+        {"id": "test_passes", "nodeid": "test_units.py::test_passes", "task": "t", "points": 2, "tier": "visible"},
+        {
+            "id": "test_fails_an_assert",
+            "nodeid": "test_units.py::test_fails_an_assert",
+            "task": "t",
+            "points": 2,
+            "tier": "visible",
+        },
+        {
+            "id": "test_not_implemented",
+            "nodeid": "test_units.py::test_not_implemented",
+            "task": "u",
+            "points": 1.5,
+            "tier": "visible",
+        },
+        {"id": "test_skipped", "nodeid": "test_units.py::test_skipped", "task": "u", "points": 1, "tier": "visible"},
+        {
+            "id": "test_skipped_by_marker",
+            "nodeid": "test_units.py::test_skipped_by_marker",
+            "task": "u",
+            "points": 1,
+            "tier": "visible",
+        },
+        {
+            "id": "test_setup_error",
+            "nodeid": "test_units.py::test_setup_error",
+            "task": "u",
+            "points": 0.5,
+            "tier": "visible",
+        },
+        {
+            "id": "test_param[one]",
+            "nodeid": "test_units.py::test_param[one]",
+            "task": "v",
+            "points": 0.25,
+            "tier": "visible",
+        },
+        {
+            "id": "test_param[two]",
+            "nodeid": "test_units.py::test_param[two]",
+            "task": "v",
+            "points": 0.25,
+            "tier": "visible",
+        },
     ]  # the unmarked test outside a lab's test_lab.py is not graded
     verdicts = {i: (r["outcome"], r["message"], r["hint"]) for i, r in reader.part.results.items()}
     assert verdicts == {
@@ -252,12 +288,18 @@ def test_json_report_carries_each_graded_verdict(pytester, orders):
     result.assert_outcomes(passed=2, failed=1)
     entries = {t["nodeid"]: t for t in json.loads(report.read_text())["tests"]}
     assert entries["test_units.py::test_passes"]["metadata"] == {
-        "labkit": {"task": "t", "points": 2, "verdict": {"outcome": "passed", "message": "", "hint": "", "line": None}}
+        "labkit": {
+            "task": "t",
+            "points": 2,
+            "tier": "visible",
+            "verdict": {"outcome": "passed", "message": "", "hint": "", "line": None},
+        }
     }
     assert entries["test_units.py::test_fails"]["metadata"] == {
         "labkit": {
             "task": "u",
             "points": 0.5,
+            "tier": "visible",
             "verdict": {
                 "outcome": "failed",
                 "message": "wrong sign\nassert False",
@@ -284,7 +326,9 @@ def test_plain_pytest_loads_the_plugin_through_its_entry_point(pytester, monkeyp
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider")  # no -p for the plugin: `labkit` loads it
     result.assert_outcomes(passed=1)
     reader = ProgressReader(orders).poll()
-    assert reader.collected == [{"id": "test_passes", "nodeid": "test_units.py::test_passes", "task": "t", "points": 3}]
+    assert reader.collected == [
+        {"id": "test_passes", "nodeid": "test_units.py::test_passes", "task": "t", "points": 3, "tier": "visible"}
+    ]
     assert reader.part.results["test_passes"]["outcome"] == "passed" and reader.finished
 
 

@@ -8,7 +8,6 @@ refuses (shards.plan).
 
 from __future__ import annotations
 
-import hashlib
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -34,10 +33,6 @@ class BatchResult:
     summary: dict
 
 
-def _tests_sha256(lab: Lab) -> str:
-    return hashlib.sha256(lab.tests.read_bytes()).hexdigest()
-
-
 def _max_score(lab: Lab) -> float:
     total = sum(t["points"] for t in runner.collect(lab))
     return int(total) if float(total).is_integer() else total
@@ -57,7 +52,7 @@ def run_batch(
     """Grade every student in ``inputs`` into ``out_dir``; ``on_done`` hears of each student as it is recorded."""
     jobs = jobs or os.cpu_count() or 1
     shard = shard or shards.WHOLE
-    out = Outputs(out_dir, lab.id, _max_score(lab), _tests_sha256(lab), limits.in_force(lab.limits))
+    out = Outputs(out_dir, lab.id, _max_score(lab), lab.tests_sha256(), limits.in_force(lab.limits))
     with scratch.temporary("batch") as unpacked:
         entries = discover(inputs, lab.id, unpacked)
         # The whole roster, before anyone is graded: a shard killed at any time still says what it is.
@@ -87,8 +82,8 @@ def merge(lab: Lab, shard_dirs: list[Path], out_dir: Path, *, partial: bool = Fa
     with a status saying so (shards.SHARD_MISSING, shards.SHARD_UNFINISHED).
     """
     found = [shards.Folder(folder, *outputs.read_folder(folder)) for folder in shard_dirs]
-    plan = shards.plan(found, lab.id, outputs.kit_identity(_tests_sha256(lab)), partial=partial)
-    out = Outputs(out_dir, lab.id, _max_score(lab), _tests_sha256(lab))
+    plan = shards.plan(found, lab.id, outputs.kit_identity(lab.tests_sha256()), partial=partial)
+    out = Outputs(out_dir, lab.id, _max_score(lab), lab.tests_sha256())
     out.open(resume=False, about=plan.about)
     for row in plan.rows:
         key = row.student["key"]

@@ -21,7 +21,7 @@ from grader.verdicts import NO_REFERENCE
 
 @click.command("list")
 def list_labs():
-    """Show the labs, their tasks and their points."""
+    """Show the labs, their tasks and their points (hidden tests, where a lab has them, counted apart too)."""
     for lab in labs.discover().values():
         try:
             tests = runner.collect(lab)
@@ -32,6 +32,12 @@ def list_labs():
         for task in lab.tasks:
             points = sum(t["points"] for t in tests if t["task"] == task.id)
             click.echo(f"{'':<12} {points:>4g}              {task.title}")
+        hidden = [t for t in tests if t["tier"] == labs.HIDDEN]
+        if hidden:
+            hidden_points = sum(t["points"] for t in hidden)
+            click.echo(
+                f"{'':<12} of which hidden tests: {hidden_points:g} points, {len(hidden)} tests ({lab.id}/hidden/)"
+            )
 
 
 @click.command("run")
@@ -58,11 +64,16 @@ def list_labs():
     help="Override one of the lab's [limits] (test_seconds, call_seconds, cpu_seconds, memory_mb, output_kb, ...).",
 )
 @click.option("--task", "task_id", default=None, help="Grade one task only (its id, e.g. value); the report says so.")
+@click.option(
+    "--visible-only", is_flag=True, help="Leave out the lab's hidden tests: grade as a student's copy of the kit does."
+)
 @click.option("--json", "json_out", type=click.Path(dir_okay=False), default=None, help="Write the JSON report here.")
 @click.option("--failures-only", is_flag=True, hidden=True, help="Kept for old scripts: only failures are listed.")
-def run(lab_name, impl, submission, isolation, limits, task_id, json_out, failures_only):
+def run(lab_name, impl, submission, isolation, limits, task_id, visible_only, json_out, failures_only):
     """Run a lab's tests: each task's line as its tests end, then what lost points and why, and what to do next."""
     lab = with_limits(lab_named(lab_name), limits)
+    if visible_only:
+        lab = lab.visible_only()
     if submission is not None and impl != "mine":
         raise UsageProblem("give either --impl or --submission, not both")
     if task_id is not None and task_id not in {t.id for t in lab.tasks}:

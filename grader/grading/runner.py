@@ -80,6 +80,7 @@ class TestResult:
     message: str
     hint: str
     line: int | None = None  # as the test process said: grader.report checks it against the file
+    tier: str = "visible"  # labs.TIERS: hidden for a test of the lab's [hidden] tests
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -87,7 +88,7 @@ class TestResult:
 
 def _pytest_args(lab: Lab, extra: list[str]) -> list[str]:
     return [
-        str(lab.tests),
+        *map(str, lab.test_files),
         # The kit's own configuration only: a conftest.py or pytest.ini left in a lab
         # folder must not change how the lab is graded.
         "-c",
@@ -134,6 +135,7 @@ def _result_from_event(test: dict, event: dict) -> TestResult:
         event["message"],
         event["hint"],
         event.get("line"),
+        test["tier"],
     )
 
 
@@ -298,13 +300,17 @@ def _complete(
                 reason = verdicts.not_in_this_run(lab.task(task).title)
             else:
                 reason = verdicts.run_out_of_time(timeout)
-            results.append(TestResult(test["id"], test["task"], "not_run", 0, test["points"], 0.0, reason, ""))
+            results.append(
+                TestResult(test["id"], test["task"], "not_run", 0, test["points"], 0.0, reason, "", tier=test["tier"])
+            )
     return results
 
 
 def _stopped_result(collected: list[dict], stopped: _Stopped) -> TestResult:
     test = next(t for t in collected if t["id"] == stopped.test)
-    return TestResult(test["id"], test["task"], stopped.outcome, 0, test["points"], 0.0, stopped.reason, "")
+    return TestResult(
+        test["id"], test["task"], stopped.outcome, 0, test["points"], 0.0, stopped.reason, "", tier=test["tier"]
+    )
 
 
 def run_tests(

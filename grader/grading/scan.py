@@ -59,6 +59,7 @@ SUSPICIOUS_STRINGS = (
     "pytest.ini",
     "sitecustomize",
     "test_lab",
+    "test_hidden",
     "reference/",
     "reference.",
     "labkit",

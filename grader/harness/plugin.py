@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from grader import verdicts
+from grader import labs, verdicts
 from grader.harness import handles, state
 from grader.progress import Stream
 
@@ -34,9 +34,26 @@ _stream_key = pytest.StashKey[Stream]()
 _collected_key = pytest.StashKey[list]()  # every test collected, before an order to grade one task deselected some
 
 
+def _hidden_relpath(item) -> str | None:
+    """For a test of a lab's hidden tests (labs/<id>/hidden/), its file's path in the lab's folder."""
+    try:
+        relpath = Path(str(item.path)).resolve().relative_to(labs.KIT_ROOT).as_posix()
+    except ValueError:
+        return None
+    return relpath.split("/", 2)[2] if labs.is_hidden_file(relpath) else None
+
+
+def tier(item) -> str:
+    """labs.TIERS: hidden for a test from the lab's hidden/ folder, visible for the rest."""
+    return labs.HIDDEN if _hidden_relpath(item) else "visible"
+
+
 def test_id(item) -> str:
-    """A report id without paths: the test's name and its parameters."""
-    return item.nodeid.split("::", 1)[-1]
+    """A report id: the test's name and its parameters; a hidden test's is prefixed with its file's path in the
+    lab's folder (``hidden/test_hidden.py::test_x``), so that no id is both a visible and a hidden test."""
+    name = item.nodeid.split("::", 1)[-1]
+    hidden = _hidden_relpath(item)
+    return f"{hidden}::{name}" if hidden else name
 
 
 def graded_info(item) -> dict | None:
@@ -100,10 +117,18 @@ def pytest_collection_finish(session):
     for item in session.config.stash.get(_collected_key, session.items):
         info = graded_info(item)
         if info is None:
-            if Path(str(item.fspath)).name == "test_lab.py":
+            if Path(str(item.path)).name == "test_lab.py" or _hidden_relpath(item):
                 raise pytest.UsageError(f"{item.nodeid} has no @graded(task, points) marker: every lab test counts")
             continue
-        tests.append({"id": test_id(item), "nodeid": item.nodeid, "task": info["task"], "points": info["points"]})
+        tests.append(
+            {
+                "id": test_id(item),
+                "nodeid": item.nodeid,
+                "task": info["task"],
+                "points": info["points"],
+                "tier": tier(item),
+            }
+        )
         if for_the_grader:
             # The grader words its own verdicts (classify): pytest's formatted traceback of a failed
             # lab test would cost milliseconds per test and never be read.
@@ -232,4 +257,4 @@ def pytest_json_runtest_metadata(item, call):
     if info is None or call.when != "teardown":
         return {}
     verdict = item.stash.get(_verdict_key, None) or verdicts.PASSED
-    return {"labkit": {"task": info["task"], "points": info["points"], "verdict": verdict}}
+    return {"labkit": {"task": info["task"], "points": info["points"], "tier": tier(item), "verdict": verdict}}

@@ -5,6 +5,8 @@ labs' tests and helpers, the grader, the build files and CI) and nothing that gi
 solution away: no ``reference/``, no kit tests (they grade the reference and its mutants), no
 lab's ``instructor/`` folder (its mutants are the reference with one bug each), no benchmarks
 (``bench/``), and a guard refuses to export a starter holding a line only the reference's solution has.
+A lab's hidden tests (``labs/<id>/hidden/`` and the ``[hidden]`` table of its lab.toml that declares
+them) stay out too, unless asked for: the Gradescope package is an edition that grades them.
 The few files that name the reference or the kit's tests are edited with checked text
 edits, which fail loudly when the text they expect is gone, rather than ship an edition
 that does not install or whose README lies. The edition gets its own manifest, of its own
@@ -15,11 +17,17 @@ from __future__ import annotations
 
 import re
 import shutil
+import sys
 from pathlib import Path
 
 from grader.kit.manifest import MANIFEST_RELPATH, write_manifest
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
 from grader.kit.starters import BEGIN, END
-from grader.labs import is_instructor_file
+from grader.labs import HIDDEN, is_hidden_file, is_instructor_file
 
 TOP_LEVEL_FILES = ("Makefile", "README.md", "pyproject.toml", "LICENSE", ".gitignore")
 FOLDERS = ("labs", "grader", ".ci", ".github")
@@ -119,17 +127,36 @@ def student_readme(text: str) -> str:
 
 
 REWRITES = {"pyproject.toml": student_pyproject, "Makefile": student_makefile, "README.md": student_readme}
+# A lab.toml's [hidden] table, with the comment lines just above it, up to the next table or the end.
+HIDDEN_TABLE = rf"(?:^#.*\n)*^\[{HIDDEN}\]\n(?:(?!\[).*\n?)*"
 
 
-def exported_files(root: Path) -> list[str]:
-    """The POSIX relpaths of the kit's files that go into the edition."""
+def without_hidden_tests(text: str, relpath: str) -> str:
+    """A lab.toml without its [hidden] table (when it has one), checked: what is left declares no hidden test."""
+    if not re.search(rf"^\[{HIDDEN}\]", text, flags=re.MULTILINE):
+        return text
+    text = _checked_sub(text, HIDDEN_TABLE, "", relpath).rstrip("\n") + "\n"
+    if HIDDEN in tomllib.loads(text):
+        raise EditionError(f"{relpath}: its [hidden] table is not where expected; update grader/kit/edition.py")
+    return text
+
+
+def _is_lab_toml(relpath: str) -> bool:
+    parts = relpath.split("/")
+    return len(parts) == 3 and parts[0] == "labs" and parts[2] == "lab.toml"
+
+
+def exported_files(root: Path, hidden_tests: bool = False) -> list[str]:
+    """The POSIX relpaths of the kit's files that go into the edition (with the labs' hidden tests, if asked)."""
     relpaths = [name for name in TOP_LEVEL_FILES if (root / name).is_file()]
     for folder in FOLDERS:
         for path in sorted((root / folder).rglob("*")):
             relpath = path.relative_to(root).as_posix()
             if not path.is_file() or "__pycache__" in path.parts or relpath in NOT_EXPORTED:
                 continue
-            if not is_instructor_file(relpath):  # the mutants, figures' tests, correct and hostile submissions
+            if is_instructor_file(relpath):  # the mutants, figures' tests, correct and hostile submissions
+                continue
+            if hidden_tests or not is_hidden_file(relpath):
                 relpaths.append(relpath)
     return relpaths
 
@@ -167,14 +194,17 @@ def _refuse_leaks(root: Path, contents: dict[str, bytes]) -> None:
             raise EditionError(f"{relpath} holds {len(leaked)} lines of the reference solution, e.g. {leaked[0]!r}")
 
 
-def _content(root: Path, relpath: str) -> bytes:
+def _content(root: Path, relpath: str, hidden_tests: bool) -> bytes:
     if relpath in REWRITES:
         return REWRITES[relpath]((root / relpath).read_text(encoding="utf-8")).encode("utf-8")
+    if _is_lab_toml(relpath) and not hidden_tests:
+        return without_hidden_tests((root / relpath).read_text(encoding="utf-8"), relpath).encode("utf-8")
     return (root / relpath).read_bytes()
 
 
-def export_student(root: Path, out: Path) -> list[str]:
+def export_student(root: Path, out: Path, *, hidden_tests: bool = False) -> list[str]:
     """Write the student edition of the kit at ``root`` into ``out`` (absent or empty); return its files.
+    ``hidden_tests``: keep the labs' hidden tests (the Gradescope package, which grades them).
 
     Everything is read, edited and checked before the first file is written: a failed
     export leaves ``out`` as it was.
@@ -182,7 +212,7 @@ def export_student(root: Path, out: Path) -> list[str]:
     root, out = Path(root), Path(out)
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise EditionError(f"{out} exists and is not an empty folder")
-    contents = {relpath: _content(root, relpath) for relpath in exported_files(root)}
+    contents = {relpath: _content(root, relpath, hidden_tests) for relpath in exported_files(root, hidden_tests)}
     _refuse_leaks(root, contents)
     for relpath, data in contents.items():
         target = out / relpath

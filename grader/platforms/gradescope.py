@@ -91,7 +91,6 @@ exit "$status"
 # The kit's files the package takes from the student edition, besides the lab's own folder.
 KIT_FILES = ("pyproject.toml", "LICENSE", "labs/__init__.py")
 KIT_FOLDERS = ("grader/",)
-HIDDEN_FOLDER = "hidden"  # labs/<id>/hidden/: where a lab keeps its hidden tests (interfaces of issue 20)
 
 PACKAGE_README = """\
 # labkit: the Gradescope autograder for lab {lab}
@@ -114,9 +113,7 @@ def parse_visibility(pairs) -> dict[str, str]:
     for pair in pairs:
         tier, sep, value = pair.partition("=")
         if not sep:
-            raise PackageError(
-                f"--visibility takes TIER=VALUE, got {pair!r}; the tiers: {', '.join(exports.TEST_TIERS)}"
-            )
+            raise PackageError(f"--visibility takes TIER=VALUE, got {pair!r}; the tiers: {', '.join(labs.TIERS)}")
         choices[tier.strip()] = value.strip()
     try:
         return exports.gradescope_visibility(choices)
@@ -160,48 +157,18 @@ def _files_under(folder: Path, top: Path) -> list[str]:
     )
 
 
-def hidden_files(lab: labs.Lab) -> list[str]:
-    """The lab's hidden tests as its lab.toml declares them, with the rest of the folders they live in (their
-    helpers), relative to the lab's folder; PackageError for one that is missing, a link or outside the lab."""
-    folder = lab.folder.resolve()
-    found: set[str] = set()
-    for declared in getattr(lab, "hidden_tests", ()):  # Lab.hidden_tests: the tests of [hidden] in lab.toml
-        path = Path(declared) if Path(declared).is_absolute() else lab.folder / declared
-        shown = f"labs/{lab.id}: hidden test {declared}"
-        if not path.resolve().is_relative_to(folder):
-            raise PackageError(f"{shown} is outside the lab's folder")
-        if path.is_symlink() or not path.is_file():
-            raise PackageError(f"{shown} is not a regular file")
-        found.add(path.resolve().relative_to(folder).as_posix())
-        if path.resolve().parent != folder:  # its folder's other files: what it imports, its data
-            found.update(_files_under(path.resolve().parent, folder))
-    for relpath in sorted(found):
-        if labs.is_instructor_file(f"labs/{lab.id}/{relpath}"):  # mutants are the reference with one bug each
-            raise PackageError(f"labs/{lab.id}/{relpath}: a hidden test's folder is in instructor/, never shipped")
-        if (lab.folder / relpath).is_symlink():
-            raise PackageError(f"labs/{lab.id}/{relpath} is a symbolic link: the package holds regular files only")
-    return sorted(found)
-
-
-def package_files(lab: labs.Lab, student_edition: Path, hidden: list[str]) -> dict[str, Path]:
-    """What the package's kit holds (its relpaths) and where each file comes from: the edition's grader,
-    pyproject.toml and labs/__init__.py, the edition's copy of the lab's folder, and the lab's hidden tests,
-    which no edition holds (``hidden``: hidden_files). Nothing else: not the other labs, bench/, .ci/, .github/
-    or the Makefile."""
+def package_files(lab: labs.Lab, edition_root: Path) -> dict[str, Path]:
+    """What the package's kit holds (its relpaths) and where each file comes from in ``edition_root``, an
+    edition with the hidden tests: the grader, pyproject.toml, labs/__init__.py and the lab's folder (its
+    hidden tests included). Nothing else: not the other labs, bench/, .ci/, .github/ or the Makefile."""
     lab_folder = f"labs/{lab.id}/"
-    # labs/<id>/hidden/ is the instructor's whether or not an edition leaves it out: only what lab.toml declares
-    hidden_folders = (f"{lab_folder}{HIDDEN_FOLDER}/", *(f"{lab_folder}{Path(h).parent}/" for h in hidden if "/" in h))
 
     def wanted(relpath: str) -> bool:
         if relpath == MANIFEST_RELPATH:  # rebuilt for the package's own files
             return False
-        if relpath.startswith(lab_folder):  # the hidden folders come from the lab itself, below
-            return not relpath.startswith(hidden_folders)
-        return relpath in KIT_FILES or relpath.startswith(KIT_FOLDERS)
+        return relpath.startswith(lab_folder) or relpath in KIT_FILES or relpath.startswith(KIT_FOLDERS)
 
-    chosen = {r: student_edition / r for r in _files_under(student_edition, student_edition) if wanted(r)}
-    for relpath in hidden:
-        chosen[f"{lab_folder}{relpath}"] = lab.folder / relpath
+    chosen = {r: edition_root / r for r in _files_under(edition_root, edition_root) if wanted(r)}
     if f"{lab_folder}lab.toml" not in chosen:
         raise PackageError(f"the student edition has no labs/{lab.id}/lab.toml: is {lab.folder} in the kit?")
     return chosen
@@ -216,17 +183,18 @@ def build_package(lab: labs.Lab, out_zip: Path, visibility: dict[str, str] | Non
     """
     out_zip = Path(out_zip)
     visibility = exports.gradescope_visibility(visibility)
-    hidden = hidden_files(lab)  # before anything is written
     root = lab.folder.parent.parent  # the kit the lab is part of: labs/<id>/
     with tempfile.TemporaryDirectory(prefix="labkit-gradescope-") as tmp:
-        student_edition = Path(tmp) / "edition"
-        edition.export_student(root, student_edition)
-        sources = package_files(lab, student_edition, hidden)
+        edition_root = Path(tmp) / "edition"
+        edition.export_student(root, edition_root, hidden_tests=True)  # graded here, shown per --visibility
+        sources = package_files(lab, edition_root)
         kit = Path(tmp) / KIT_FOLDER
         for relpath, source in sources.items():
             (kit / relpath).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(source, kit / relpath)
-        readme = PACKAGE_README.format(lab=lab.id, version=__version__, hidden=", its hidden tests" * bool(hidden))
+        readme = PACKAGE_README.format(
+            lab=lab.id, version=__version__, hidden=", its hidden tests" * bool(lab.hidden_tests)
+        )
         (kit / "README.md").write_text(readme, encoding="utf-8")  # pyproject.toml's readme
         write_manifest(kit, kit / MANIFEST_RELPATH)
         files = _files_under(kit, kit)

@@ -7,7 +7,6 @@ It holds no absolute paths.
 from __future__ import annotations
 
 import functools
-import hashlib
 import platform
 from datetime import datetime, timezone
 from pathlib import Path
@@ -15,7 +14,7 @@ from pathlib import Path
 from grader import __version__, atomic, intake, verdicts
 from grader.grading.runner import TestResult
 from grader.implementation import Implementation
-from grader.labs import Lab, Task
+from grader.labs import HIDDEN, Lab, Task
 from grader.report.text import points
 
 SCHEMA = "labkit.report/1"
@@ -34,7 +33,7 @@ def numpy_version() -> str:
 
 def task_summary(task: Task, results: list[TestResult]) -> dict:
     """A task's entry of the report, from the results of its tests (the live lines show the same)."""
-    return {
+    summary = {
         "id": task.id,
         "title": task.title,
         "score": points(sum(r.points for r in results)),
@@ -42,6 +41,10 @@ def task_summary(task: Task, results: list[TestResult]) -> dict:
         "passed": sum(r.outcome == "passed" for r in results),
         "tests": len(results),
     }
+    hidden = [r for r in results if r.tier == HIDDEN]
+    if hidden:  # counted apart too: the instructor sees what the visible tests alone would not have shown
+        summary["hidden"] = {"passed": sum(r.outcome == "passed" for r in hidden), "tests": len(hidden)}
+    return summary
 
 
 def _line_count(impl: Implementation) -> int | None:
@@ -102,11 +105,12 @@ def build_report(
                 "message": r.message,
                 "hint": r.hint,
                 "line": verdicts.line_in_file(r.line, line_count),
+                "tier": r.tier,
             }
             for r in results
         ],
         "flags": flags or [],
-        "kit": {"version": __version__, "tests_sha256": hashlib.sha256(lab.tests.read_bytes()).hexdigest()},
+        "kit": {"version": __version__, "tests_sha256": lab.tests_sha256()},
         "python": platform.python_version(),
         "numpy": numpy_version(),
         "created": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),

@@ -30,11 +30,11 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
+from grader.labs import TIERS  # a test's "tier" in the report: from test_lab.py, or from a hidden test file
 from grader.report.text import as_text, code_span, markdown, points, visible, whole_points
 from grader.verdicts import OUTCOMES
 
 GRADESCOPE_VISIBILITY = ("visible", "hidden", "after_due_date", "after_published")
-TEST_TIERS = ("visible", "hidden")  # a test's "tier" in the report: from test_lab.py, or from a hidden test file
 GRADESCOPE_DEFAULT_VISIBILITY = {"visible": "visible", "hidden": "after_due_date"}
 SHOWN_WHEN = {
     "hidden": "never shown to students",
@@ -119,8 +119,8 @@ def gradescope_visibility(choices: dict[str, str] | None = None) -> dict[str, st
     """Each test tier's Gradescope visibility: ``choices`` over the defaults, checked (ValueError, one line)."""
     chosen = {**GRADESCOPE_DEFAULT_VISIBILITY, **(choices or {})}
     for tier, value in chosen.items():
-        if tier not in TEST_TIERS:
-            raise ValueError(f"unknown test tier {tier!r}: the tiers are {', '.join(TEST_TIERS)}")
+        if tier not in TIERS:
+            raise ValueError(f"unknown test tier {tier!r}: the tiers are {', '.join(TIERS)}")
         if value not in GRADESCOPE_VISIBILITY:
             raise ValueError(
                 f"visibility of {tier} tests must be one of {', '.join(GRADESCOPE_VISIBILITY)}, not {value!r}"
@@ -178,7 +178,7 @@ def gradescope_results(report: dict, *, visibility: dict[str, str] | None = None
         lines.append(f"Score: {_tally(now)}")
     elif now:
         lines.append(f"Score of the {len(now)} tests shown now: {_tally(now)}")
-    for tier in TEST_TIERS:
+    for tier in TIERS:
         later = [test for _, _, test in numbered if _tier(test) == tier and visibility[tier] != "visible"]
         if later:
             lines.append(_later(later, tier, visibility[tier]))
@@ -217,7 +217,7 @@ def gradescope_instructor_notes(report: dict, *, visibility: dict[str, str] | No
     visibility = gradescope_visibility(visibility)
     tests = report["tests"]
     lines = [f"Score: {_summary(report)}"]
-    for tier in TEST_TIERS:
+    for tier in TIERS:
         mine = [t for t in tests if _tier(t) == tier]
         if mine:
             lines.append(f"{tier} tests: {_tally(mine)}; students: {visibility[tier]}")

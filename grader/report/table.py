@@ -55,6 +55,8 @@ def task_line(task: dict, *, color: bool) -> str:
     full = task["passed"] == task["tests"]
     passed = f"{task['passed']} of {task['tests']} passed"
     right = f"{passed:>16}  {_points(task['score']) + '/' + _points(task['max_score']):>9}"  # columns line up
+    if "hidden" in task:  # the instructor's run: of those, the hidden tests, a column of its own to the left
+        right = f"{'hidden ' + str(task['hidden']['passed']) + ' of ' + str(task['hidden']['tests']):>16}  {right}"
     title = task["title"][: WIDTH - len(right) - 1]
     padding = " " * (WIDTH - len(title) - len(right.lstrip()))
     return style(title, bold=True) + padding + style(right.lstrip(), fg="green" if full else "red")
