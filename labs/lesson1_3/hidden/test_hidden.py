@@ -174,6 +174,15 @@ def quartic(x):
     return x**4 - 2.0 * x
 
 
+def numeric_diagnosis(f, args, i: int, h: float, got: float) -> str:
+    """Which wrong difference quotient of ``f`` along ``args[i]``, or which nudge of ``args``, gives ``got``."""
+
+    def along_i(v):
+        return f(*[v if j == i else a for j, a in enumerate(args)])
+
+    return diagnoses.difference_quotient(along_i, args[i], h, got) or diagnoses.nudged_every_argument(f, args, h, [got])
+
+
 def central(f, args, i, h):
     """The kit's own central difference of a trusted Python function."""
     return float(
@@ -193,13 +202,14 @@ def test_hidden_numerical_derivative_other_functions_and_steps():
                     f"numerical_derivative(f, args, {i}, h={h}) changed the caller's args: {before} became {args}",
                     diagnoses.changed_args(before, args, i, h) or "nudge copies: the caller's list must not change",
                 )
-            expect_close(
+            expect_diagnosed(
                 got,
                 central(bumpy, args, i, h),
                 f"the derivative of a * exp(b) / c + sin(d * a) at {args} with respect to argument {i}, h = {h}",
+                lambda got=got, i=i, h=h: numeric_diagnosis(bumpy, before, i, h, got),
+                "move args[i] by ±h, and no other argument",
                 atol=1e-9,
                 rtol=1e-9,
-                hint=diagnoses.nudged_every_argument(bumpy, args, h, [got]) or "move args[i] by ±h, and no other one",
             )
     for h, default in ((0.1, False), (1e-6, True)):
         if default:
