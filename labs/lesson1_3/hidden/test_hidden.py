@@ -362,14 +362,14 @@ def descent(xs, ys, lr, steps, zero_grad=True):
     """The kit's own gradient descent on the mean squared error, in plain float64: rows (step, loss, w, b)."""
     x, y = np.asarray(xs, dtype=np.float64), np.asarray(ys, dtype=np.float64)
     w = b = grad_w = grad_b = 0.0
-    history = []
-    for step in range(steps + 1):
-        err = w * x + b - y
-        history.append((step, float((err**2).mean()), w, b))
-        dw, db = float((2 * err * x).mean()), float((2 * err).mean())
+    table = []
+    while len(table) <= steps:
+        residual = w * x + b - y
+        table.append((len(table), float((residual**2).mean()), w, b))
+        dw, db = float((2 * residual * x).mean()), float((2 * residual).mean())
         grad_w, grad_b = (dw, db) if zero_grad else (grad_w + dw, grad_b + db)
         w, b = w - lr * grad_w, b - lr * grad_b
-    return history
+    return table
 
 
 DESCENT = (
