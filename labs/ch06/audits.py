@@ -20,7 +20,9 @@ AUDITED_STEPS = 3  # replayed at random, and the last step
 REPLAY_RTOL, REPLAY_ATOL = 1e-9, 1e-12  # the same engine on the same numbers: equal but for summation order
 
 
-def audit_xor(Tensor, record: dict, losses: list, predictions, *, zero_grad: bool, lr: float, hidden: int) -> None:
+def audit_xor(
+    Tensor, record: dict, losses: list, predictions, *, zero_grad: bool, lr: float, hidden: int, seed: int = 0
+) -> None:
     """Check the loop's claims against the engine: behind the wall the loop ran in the worker,
     where the code under test could have replaced it.
 
@@ -28,7 +30,7 @@ def audit_xor(Tensor, record: dict, losses: list, predictions, *, zero_grad: boo
     for every step here, in numpy; then a few steps, drawn here after the record is in (so no
     loop can know which), are replayed through the code under test's Tensor and must give the
     recorded loss and gradients (and, for the last step, the predictions)."""
-    shapes = [value.shape for value in loops.initial_parameters(hidden)]
+    shapes = [value.shape for value in loops.initial_parameters(hidden, seed)]
     width, steps = sum(int(np.prod(shape)) for shape in shapes), len(losses)
     values, grads = record.get("values"), record.get("grads")
     for array in (values, grads):
@@ -36,7 +38,7 @@ def audit_xor(Tensor, record: dict, losses: list, predictions, *, zero_grad: boo
             fail(TAMPERED)
     if not steps:
         return
-    start = np.concatenate([value.reshape(-1) for value in loops.initial_parameters(hidden)])
+    start = np.concatenate([value.reshape(-1) for value in loops.initial_parameters(hidden, seed)])
     if not np.array_equal(values[0], start):
         fail("the XOR training loop's record does not start from the network's initial weights", AUDIT_HINT)
     if not np.allclose(values[1:], values[:-1] - lr * grads[:-1], rtol=REPLAY_RTOL, atol=REPLAY_ATOL):

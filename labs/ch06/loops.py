@@ -28,9 +28,10 @@ def _array(x, what):
     return np.array(x, dtype=np.float64, copy=True), None
 
 
-def initial_parameters(hidden):
-    """The network's starting values: w1 (2, hidden), b1 (hidden,), w2 (hidden, 1), b2 (1,)."""
-    rng = np.random.default_rng(0)
+def initial_parameters(hidden, seed=0):
+    """The network's starting values: w1 (2, hidden), b1 (hidden,), w2 (hidden, 1), b2 (1,), drawn
+    from ``seed`` (the chapter's run: 0)."""
+    rng = np.random.default_rng(seed)
     w1 = rng.normal(size=(2, hidden))
     w2 = rng.normal(size=(hidden, 1)) / np.sqrt(hidden)  # scaled so outputs start O(1)
     return [w1, np.zeros(hidden), w2, np.zeros(1)]
@@ -53,11 +54,12 @@ def xor_step(Tensor, x, y, params, grads_before):
     return loss, pred
 
 
-def xor_training(Tensor, zero_grad, max_steps, lr, hidden, checkpoints, atol):
+def xor_training(Tensor, zero_grad, max_steps, lr, hidden, checkpoints, atol, seed=0):
     """Gradient descent on the mean squared error until the loss is below 0.01 or ``max_steps`` ran.
 
     ``checkpoints``: (step, expected loss) pairs; the run stops at the first one it misses
-    by more than ``atol``, so a broken engine fails at once. Returns {"losses": [...],
+    by more than ``atol``, so a broken engine fails at once. ``seed`` draws the initial
+    weights (initial_parameters; the chapter's run: 0). Returns {"losses": [...],
     "predictions": [...] or None, "problem": None or [message, hint], "values": (steps, n)
     array of every parameter's values before each step, "grads": (steps, n) array of their
     gradients after it}: the record the trusted side audits by replaying steps.
@@ -65,7 +67,7 @@ def xor_training(Tensor, zero_grad, max_steps, lr, hidden, checkpoints, atol):
     expected = dict(checkpoints)
     x = Tensor(POINTS)
     y = Tensor(TARGETS)
-    start = initial_parameters(hidden)
+    start = initial_parameters(hidden, seed)
     width = sum(value.size for value in start)
     params = [Tensor(value) for value in start]
     losses, values_record, grads_record = [], [], []

@@ -37,6 +37,7 @@ def train_xor(
     max_steps: int = 10_000,
     lr: float = 0.05,
     hidden: int = 4,
+    seed: int = 0,
     checkpoints: dict[int, float] | None = None,
     atol: float = 0.0,
 ) -> XorRun:
@@ -44,11 +45,14 @@ def train_xor(
 
     With ``checkpoints`` (step -> expected loss) the run also stops at the first checkpoint
     it misses by more than ``atol``: a broken engine fails at once, not after every step.
+    ``seed`` draws the initial weights (loops.initial_parameters; the chapter's run: 0).
     The loop itself (loops.xor_training) runs next to the code under test; what it returns
     is checked here, as plain data.
     """
     pairs = tuple(sorted((checkpoints or {}).items()))
-    record = beside(loops.xor_training, Tensor, zero_grad, max_steps, lr, hidden, pairs, atol)
+    # The seed goes to the loop only when it is not the chapter's: the chapter's run calls it as it always has.
+    drawn = {"seed": seed} if seed != 0 else {}
+    record = beside(loops.xor_training, Tensor, zero_grad, max_steps, lr, hidden, pairs, atol, **drawn)
     if not isinstance(record, dict) or not isinstance(record.get("losses"), list):
         fail(audits.TAMPERED)
     if record.get("problem"):
@@ -60,7 +64,7 @@ def train_xor(
     if run.losses and not (isinstance(predictions, list) and all(type(p) in (float, int) for p in predictions)):
         fail("the XOR training loop returned predictions that are not numbers")
     run.predictions = np.array(predictions or [], dtype=np.float64)
-    audits.audit_xor(Tensor, record, run.losses, run.predictions, zero_grad=zero_grad, lr=lr, hidden=hidden)
+    audits.audit_xor(Tensor, record, run.losses, run.predictions, zero_grad=zero_grad, lr=lr, hidden=hidden, seed=seed)
     return run
 
 
