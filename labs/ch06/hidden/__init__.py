@@ -1,0 +1,1 @@
+"""Lab ch06's hidden tests: for instructors, counted at grading time, never shipped to students."""
