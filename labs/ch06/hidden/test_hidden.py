@@ -79,14 +79,17 @@ def value_grads(*values):
 # Task 1: Value, the scalar engine
 # ---------------------------------------------------------------------------
 
-# Other points, other exponents (int, negative, fractional, on a negative base) and other numbers
-# on either side of an operator than the visible tests use.
+# Other points, other exponents (int, negative, fractional, on a negative base), the functions inside
+# a chain and on a value used twice, and other numbers on either side of an operator than the visible
+# tests use.
+CHAIN_RULE = "multiply the local derivative by out.grad, the gradient arriving from above"
 VALUE_CASES = {  # what: (f, inputs, hint)
-    "exp at -1.2": (lambda x: x.exp(), [-1.2], "d exp(x)/dx = exp(x)"),
-    "log at 0.45": (lambda x: x.log(), [0.45], "d log(x)/dx = 1/x"),
-    "tanh at 1.9": (lambda x: x.tanh(), [1.9], "d tanh(x)/dx = 1 - tanh(x)**2"),
-    "relu at 0.35": (lambda x: x.relu(), [0.35], "relu passes the gradient where x > 0"),
-    "relu at -2.5": (lambda x: x.relu(), [-2.5], "relu blocks the gradient where x <= 0"),
+    "exp(-1.5x) at 0.8": (lambda x: (x * -1.5).exp(), [0.8], f"d exp(x)/dx = exp(x); {CHAIN_RULE}"),
+    "log(x*x) at 0.45": (lambda x: (x * x).log(), [0.45], f"d log(x)/dx = 1/x; {CHAIN_RULE}"),
+    "tanh(2x + 0.3) at 0.7": (lambda x: (x * 2.0 + 0.3).tanh(), [0.7], f"d tanh(x)/dx = 1 - tanh(x)**2; {CHAIN_RULE}"),
+    "relu(x - 0.5) at 1.2": (lambda x: (x - 0.5).relu(), [1.2], "relu passes the gradient where x > 0"),
+    "relu(3x) at -0.4": (lambda x: (x * 3.0).relu(), [-0.4], "relu blocks the gradient where x <= 0"),
+    "x * (tanh(x) + exp(x)) at 0.6": (lambda x: x * (x.tanh() + x.exp()), [0.6], ACCUMULATE),
     "x**4 at 1.3": (lambda x: x**4, [1.3], POWER),
     "x**-2 at 0.8": (lambda x: x**-2, [0.8], POWER),
     "x**1.5 at 2.2": (lambda x: x**1.5, [2.2], POWER),
@@ -104,6 +107,12 @@ VALUE_CASES = {  # what: (f, inputs, hint)
     "for any point and any constant exponent",
 )
 def test_hidden_value_operations_at_other_points():
+    for raw in (-4, 7):
+        v = lab.Value(raw)
+        expect_close(as_float(v.data, f"Value({raw}).data"), float(raw), f"Value({raw}).data")
+        expect_close(as_float(v.grad, f"Value({raw}).grad"), 0.0, f"Value({raw}).grad before backward()")
+    with raises(TypeError, "Value(0.7) ** Value(-2.0)", "accept only int or float exponents"):
+        lab.Value(0.7) ** lab.Value(-2.0)
     for what, (f, inputs, hint) in VALUE_CASES.items():
         check_scalar_gradients(lab.Value, f, inputs, f"Value {what}", hint=hint)
     # relu at a computed exact 0 (2 * 1.5 - 3): its gradient is 0 there too.
@@ -218,7 +227,7 @@ def test_hidden_tensor_batched_matmul():
         lab.Tensor(normal(2, 3, 4, seed=29)) @ lab.Tensor(normal(4, seed=30))
 
 
-SHAPE_CASES = (  # (call, what it computes, the shape it gives, hint) on a (2, 3, 1, 4) tensor
+SHAPE_CASES = (  # (call, what it computes, the shape it gives, hint) on a (2, 3, 1, 4) tensor of ints
     (
         "sum(axis=(0, -1), keepdims=True)",
         lambda t: t.sum(axis=(0, -1), keepdims=True),
@@ -249,7 +258,10 @@ SHAPE_CASES = (  # (call, what it computes, the shape it gives, hint) on a (2, 3
     "kept them; reshape and transpose undo themselves on the gradient",
 )
 def test_hidden_tensor_reductions_and_shape_changes():
-    t = lab.Tensor(normal(2, 3, 1, 4, seed=31))
+    ints = np.arange(-12, 12).reshape(2, 3, 1, 4)
+    t = lab.Tensor(ints)
+    expect_close(as_array(t.data, "Tensor(ints).data"), ints.astype(np.float64), "Tensor of a (2, 3, 1, 4) int array")
+    expect_close(as_array(t.grad, "Tensor(ints).grad"), np.zeros((2, 3, 1, 4)), "Tensor(ints).grad before backward()")
     for text, expr, shape, hint in SHAPE_CASES:
         what = f"t.{text} on a (2, 3, 1, 4) tensor"
         expect_shape(as_array(expr(t).data, f"{what}: the result's .data").shape, shape, what, hint)
@@ -267,9 +279,9 @@ def test_hidden_tensor_reductions_and_shape_changes():
     )
     check_tensor_gradients(
         lab.Tensor,
-        lambda a: weighted(a.transpose(0, 2).reshape(3, 2), 36) + weighted(a.reshape((2, 3)).transpose(), 37),
-        [normal(2, 1, 3, seed=38)],
-        "Tensor transpose(0, 2).reshape(3, 2) and reshape((2, 3)).transpose() of a (2, 1, 3)",
+        lambda a: weighted(a.transpose(0, 2).reshape(6, 2), 36) + weighted(a.reshape((3, 4)).transpose(), 37),
+        [normal(2, 1, 3, 2, seed=38)],
+        "Tensor transpose(0, 2).reshape(6, 2) and reshape((3, 4)).transpose() of a (2, 1, 3, 2)",
         hint="reshape's backward reshapes the gradient to the input's shape; transpose's swaps the same two axes back",
     )
 
@@ -305,6 +317,23 @@ ELEMENTWISE_CASES = {  # what: (f, input, hint)
 def test_hidden_tensor_elementwise_operations_elsewhere():
     for what, (f, x, hint) in ELEMENTWISE_CASES.items():
         check_tensor_gradients(lab.Tensor, f, [x], f"Tensor {what} on a {x.shape} input", hint=hint)
+    # relu at exact zeros, where central differences cannot judge: its gradient is 0 there.
+    data = np.array([[0.0, -1.3, 2.2], [0.0, 0.4, -0.0]])
+    w = normal(2, 3, seed=59)
+    x = lab.Tensor(data)
+    (x.relu() * w).sum().backward()
+    expect_close(
+        as_array(x.grad, "x.grad"),
+        w * (data > 0),
+        "d (relu(x) * w).sum()/dx at x = [[0, -1.3, 2.2], [0, 0.4, -0]]",
+        hint="the local derivative of relu is 0 where the input is <= 0, at 0 too",
+    )
+    expect_close(
+        as_array(x.data, "x.data"),
+        data,
+        "x.data after x.relu()",
+        hint="relu returns a new Tensor: it must not change its input (no in-place writes to self.data)",
+    )
 
 
 @graded(
@@ -334,15 +363,15 @@ def test_hidden_tensor_backward_seeds_and_repeated_calls():
         (lab.Tensor(normal(2, 3, seed=56)) @ lab.Tensor(normal(3, 1, seed=57))).backward()
     data = normal(2, 3, seed=58)
     x = lab.Tensor(data)
-    y = ((x * 2.0).tanh() * x).sum()
+    y = (x + x.tanh() * (x * 2.0)).sum()
     for _ in range(3):
         y.backward()
-    t = np.tanh(2.0 * data)
+    t = np.tanh(data)
     expect_tensor_gradients(
         as_array(x.grad, "x.grad"),
-        3 * (2.0 * (1.0 - t * t) * data + t),  # d/dx tanh(2x) x = 2 (1 - tanh²(2x)) x + tanh(2x)
-        "x.grad after three calls of y.backward() for y = (tanh(x * 2) * x).sum() (3 times the gradient)",
-        lambda x: ((x * 2.0).tanh() * x).sum(),
+        3 * (1.0 + 2.0 * t + 2.0 * (1.0 - t * t) * data),  # d/dx (x + 2x tanh(x)) = 1 + 2 tanh x + 2x (1 - tanh²x)
+        "x.grad after three calls of y.backward() for y = (x + tanh(x) * (x * 2)).sum() (3 times the gradient)",
+        lambda x: (x + x.tanh() * (x * 2.0)).sum(),
         [data],
         output=y,
         calls=3,
