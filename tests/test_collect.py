@@ -116,6 +116,7 @@ def _record(out: Path) -> dict[str, dict]:
 
 
 CORRECT = reference_source(LAB)
+FULL = 130  # lesson1_3's visible tests (100 points) and its hidden ones (30), which a batch grades
 BUGGY = apply(CORRECT, catalogue(LAB)[0])
 
 
@@ -570,12 +571,12 @@ def test_batch_grades_a_collection_with_the_commit_and_the_late_work_in_each_row
     rows = _rows(grades)
     assert sorted(rows) == ["alice", "bob", "carol", "dave", "erin", "fay", "gus", "hank"]  # one row each
     alice, bob = rows["alice"], rows["bob"]
-    assert alice["status"] == "graded" and float(alice["score"]) < 100  # the buggy file, on time
+    assert alice["status"] == "graded" and float(alice["score"]) < FULL  # the buggy file, on time
     assert alice["commit"] == shas["alice"][1] and alice["committed_at"] == "2026-11-20T23:58:00+00:00"
     assert alice["late_commit"] == shas["alice"][3] and alice["late_by"] == "3:00:00"
-    assert alice["late_score"] == "100"  # the correct file, late
+    assert alice["late_score"] == str(FULL)  # the correct file, late: the hidden tests graded too
     assert bob["status"] == "late" and bob["score"] == "0" and bob["commit"] == ""
-    assert bob["late_commit"] == shas["bob"][0] and bob["late_by"] == "26:00:00" and bob["late_score"] == "100"
+    assert bob["late_commit"] == shas["bob"][0] and bob["late_by"] == "26:00:00" and bob["late_score"] == str(FULL)
     assert (
         bob["reason"]
         == f"nothing committed before the deadline; late work: commit {shas['bob'][0][:12]}, 26:00:00 late"
@@ -600,8 +601,9 @@ def test_each_record_and_the_summary_carry_the_commit(collected, graded):
         "committed_at": "2026-11-20T23:58:00+00:00",
     }
     late = json.loads((grades / "records" / "alice~late.json").read_text())
-    assert late["collected"]["commit"] == shas["alice"][3] and late["score"] == 100
-    assert json.loads((grades / "reports" / "alice~late.json").read_text())["score"] == 100
+    assert late["collected"]["commit"] == shas["alice"][3] and late["score"] == FULL
+    report = json.loads((grades / "reports" / "alice~late.json").read_text())
+    assert report["score"] == FULL and {t["tier"] for t in report["tests"]} == {"visible", "hidden"}
     summary = json.loads((grades / "summary.json").read_text())
     assert summary["students"] == 8
     assert summary["statuses"] == {
@@ -618,8 +620,8 @@ def test_each_record_and_the_summary_carry_the_commit(collected, graded):
     assert by_student["bob"]["late_commit"] == shas["bob"][0]
     markdown = (grades / "summary.md").read_text()
     assert "## Late work" in markdown
-    assert f"| alice | `{shas['alice'][1][:12]}` | `{shas['alice'][3][:12]}` | 3:00:00 | 100 |" in markdown
-    assert f"| bob | nothing | `{shas['bob'][0][:12]}` | 26:00:00 | 100 |" in markdown
+    assert f"| alice | `{shas['alice'][1][:12]}` | `{shas['alice'][3][:12]}` | 3:00:00 | {FULL} |" in markdown
+    assert f"| bob | nothing | `{shas['bob'][0][:12]}` | 26:00:00 | {FULL} |" in markdown
 
 
 def test_a_collection_resumes_and_merges_from_shards_as_one_run(collected, graded, tmp_path):

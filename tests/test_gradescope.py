@@ -7,7 +7,6 @@ grader, and PYTHONPATH at the unpacked kit, so the code graded with is the packa
 setup.sh is not run (it needs apt and root on a fresh image).
 """
 
-import dataclasses
 import json
 import os
 import shutil
@@ -21,12 +20,12 @@ import pytest
 from click.testing import CliRunner
 
 from grader import labs
-from grader.cli import gradescope as cli_gradescope
 from grader.cli import main
 from grader.kit import starters
 from grader.labs import KIT_ROOT
 from grader.platforms import gradescope
 from grader.report.exports import GRADESCOPE_VISIBILITY
+from tests import instructor
 from tests.handmade import report as handmade_report
 from tests.handmade import test_row
 from tests.mutation import solution_lines
@@ -123,7 +122,7 @@ def test_the_package_knows_one_lab_and_verifies_its_own_files(package, tmp_path)
     )
     assert verified.returncode == 0 and verified.stdout.startswith("verified: every protected file is as shipped")
     readme = (source / "labkit" / "README.md").read_text()
-    assert readme.startswith(f"# labkit: the Gradescope autograder for lab {LAB}\n") and "hidden tests" not in readme
+    assert readme.startswith(f"# labkit: the Gradescope autograder for lab {LAB}\n") and "its hidden tests" in readme
 
 
 def test_the_package_has_what_installing_it_needs(package, tmp_path):
@@ -226,7 +225,14 @@ def test_the_reference_as_one_file_gets_full_marks(package, tmp_path):
     check_spec(results)
     assert results["tests"] and all(t["status"] == "passed" for t in results["tests"])
     assert results["score"] == sum(t["max_score"] for t in results["tests"]) > 0
-    assert results["output"] == f"Graded: solution.py\n{LAB}: {labs.get(LAB).title}\nScore: 100/100 (76 passed)"
+    hidden = [t for t in results["tests"] if t["extra_data"]["tier"] == "hidden"]
+    assert hidden and all(t["visibility"] == "after_due_date" for t in hidden)  # the default
+    assert results["output"].splitlines() == [
+        "Graded: solution.py",
+        f"{LAB}: {labs.get(LAB).title}",
+        f"Score of the {len(results['tests']) - len(hidden)} tests shown now: 100/100 (76 passed)",
+        f"{len(hidden)} hidden tests ({sum(t['max_score'] for t in hidden):g} points), shown after the due date",
+    ]
     assert [t["number"] for t in results["tests"]][:2] == ["1.1", "1.2"] and results["stdout_visibility"] == "hidden"
     # How the sandbox held is the instructor's: on run_autograder's stdout, which the student does not see.
     stdout = done.stdout.splitlines()
@@ -343,93 +349,45 @@ def test_the_visibility_chosen_is_what_students_get(tmp_path):
     solution = starters.assemble(labs.get(LAB), strip=False)
     done, results = autograde((archive, tmp_path / "source"), tmp_path, lambda d: (d / "a.py").write_text(solution))
     assert done.returncode == 0, done.stdout + done.stderr
-    assert {t["visibility"] for t in results["tests"]} == {"after_published"} and results[
-        "visibility"
-    ] == "after_published"
+    tiers = {t["extra_data"]["tier"]: t["visibility"] for t in results["tests"]}
+    assert tiers == {"visible": "after_published", "hidden": "hidden"}
+    assert results["visibility"] == "after_published"
     assert "Score" not in results["output"]  # nothing the student may not see yet
-    assert results["output"].endswith("\n76 tests (100 points), shown when grades are published")
-    assert "Score: 100/100 (76 passed)" in done.stdout
+    hidden = [t for t in results["tests"] if t["extra_data"]["tier"] == "hidden"]
+    assert results["output"].splitlines()[-2:] == [
+        "76 tests (100 points), shown when grades are published",
+        f"{len(hidden)} hidden tests ({sum(t['max_score'] for t in hidden):g} points), never shown to students",
+    ]
+    assert f"Score: {results['score']:g}/{results['score']:g} ({len(results['tests'])} passed)" in done.stdout
 
 
-class LabWithHidden(labs.Lab):
-    """A lab whose lab.toml declares hidden tests, as Lab.hidden_tests gives them (this kit's labs may have none)."""
-
-    def __init__(self, lab: labs.Lab, folder: Path, hidden: tuple[str, ...]):
-        super().__init__(**{**{f.name: getattr(lab, f.name) for f in dataclasses.fields(labs.Lab)}, "folder": folder})
-        object.__setattr__(self, "declared", tuple(Path(h) for h in hidden))
-
-    @property
-    def hidden_tests(self):
-        return self.declared
-
-
-def copy_of_the_kit(top: Path) -> Path:
-    """The kit's files (what git holds), in a folder of their own."""
-    root = top / "kit"
-    listed = subprocess.run(["git", "ls-files", "-z"], cwd=KIT_ROOT, capture_output=True, check=True).stdout
-    for relpath in filter(None, listed.decode().split("\0")):
-        if (KIT_ROOT / relpath).is_file():
-            (root / relpath).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(KIT_ROOT / relpath, root / relpath)
-    return root
-
-
-@pytest.fixture(scope="module")
-def kit_with_hidden_tests(tmp_path_factory):
-    """A copy of the kit whose lab has a hidden/ folder: two tests, a helper, a cache; and one stray file."""
-    root = copy_of_the_kit(tmp_path_factory.mktemp("hidden"))
-    hidden = root / "labs" / LAB / "hidden"
-    (hidden / "__pycache__").mkdir(parents=True)
-    (hidden / "test_hidden.py").write_text("def test_secret():\n    pass\n")
-    (hidden / "test_more.py").write_text("def test_more():\n    pass\n")
-    (hidden / "cases.py").write_text("CASES = [(2.0, 3.0)]\n")
-    (hidden / "__pycache__" / "cases.cpython-311.pyc").write_bytes(b"\0")
-    return root
-
-
-def test_the_package_holds_the_hidden_tests_the_lab_declares(kit_with_hidden_tests, tmp_path):
-    lab = LabWithHidden(labs.get(LAB), kit_with_hidden_tests / "labs" / LAB, ("hidden/test_hidden.py",))
-    names = gradescope.build_package(lab, tmp_path / "a.zip")
-    hidden = sorted(n for n in names if "/hidden/" in n)
-    assert hidden == [f"labkit/labs/{LAB}/hidden/{f}" for f in ("cases.py", "test_hidden.py", "test_more.py")]
-    with zipfile.ZipFile(tmp_path / "a.zip") as zf:
-        assert zf.read(f"labkit/labs/{LAB}/hidden/test_hidden.py") == b"def test_secret():\n    pass\n"
-        assert "its hidden tests" in zf.read("labkit/README.md").decode()
-        manifest = json.loads(zf.read("labkit/grader/MANIFEST.json"))
-    assert not [f for f in manifest["files"] if f not in {n.removeprefix("labkit/") for n in names}]
-    without = gradescope.build_package(LabWithHidden(labs.get(LAB), lab.folder, ()), tmp_path / "b.zip")
-    assert not [n for n in without if "/hidden/" in n]  # a folder no lab.toml declares is not shipped
-
-
-@pytest.mark.parametrize(
-    ("declared", "message"),
-    [
-        ("hidden/nope.py", f"labs/{LAB}: hidden test hidden/nope.py is not a regular file"),
-        ("../../README.md", f"labs/{LAB}: hidden test ../../README.md is outside the lab's folder"),
-        ("hidden", f"labs/{LAB}: hidden test hidden is not a regular file"),
-        ("instructor/mutants.py", f"labs/{LAB}/instructor/__init__.py: a hidden test's folder is in instructor/"),
-    ],
-)
-def test_a_hidden_test_the_package_cannot_hold_is_a_usage_error(
-    kit_with_hidden_tests, tmp_path, monkeypatch, declared, message
-):
-    lab = LabWithHidden(labs.get(LAB), kit_with_hidden_tests / "labs" / LAB, (declared,))
-    monkeypatch.setattr(cli_gradescope, "lab_named", lambda name: lab)
-    result = CliRunner().invoke(main, ["gradescope", "--lab", LAB, str(tmp_path / "a.zip")])
-    assert result.exit_code == 2 and result.output.startswith(f"grader: error: {message}"), result.output
-    assert len(result.output.splitlines()) == 1 and list(tmp_path.iterdir()) == []
-
-
-def test_a_hidden_test_folder_with_a_link_is_refused_before_anything_is_written(tmp_path):
-    folder = tmp_path / "labs" / LAB
-    (folder / "hidden").mkdir(parents=True)
-    (folder / "hidden" / "test_hidden.py").write_text("from .cases import CASES\n")
-    (tmp_path / "elsewhere.py").write_text("CASES = []\n")
-    (folder / "hidden" / "cases.py").symlink_to(tmp_path / "elsewhere.py")
-    lab = LabWithHidden(labs.get(LAB), folder, ("hidden/test_hidden.py",))
-    with pytest.raises(gradescope.PackageError, match=f"^labs/{LAB}/hidden/cases.py is a symbolic link"):
-        gradescope.build_package(lab, tmp_path / "out" / "a.zip")
-    assert not (tmp_path / "out").exists()
+def test_the_package_grades_the_hidden_tests_and_students_see_them_after_the_due_date(package, tmp_path):
+    """The lab's hidden tests travel in the package (the one edition that has them) and count on Gradescope:
+    the submission tuned to the visible tests gets the visible points now and loses every hidden one, which
+    its student sees, without their names, only after the due date."""
+    archive, _ = package
+    lab = labs.get(LAB)
+    with zipfile.ZipFile(archive) as zf:
+        names = set(zf.namelist())
+        assert zf.read(f"labkit/labs/{LAB}/lab.toml") == (lab.folder / "lab.toml").read_bytes()  # [hidden] kept
+    assert {f"labkit/labs/{LAB}/{relpath}" for relpath in lab.hidden_tests} <= names
+    tuned = instructor.tuned(LAB)
+    done, results = autograde(package, tmp_path, lambda d: shutil.copy(tuned, d / "mine.py"))
+    assert done.returncode == 0, done.stdout + done.stderr
+    check_spec(results)
+    hidden = [t for t in results["tests"] if t["extra_data"]["tier"] == "hidden"]
+    visible = [t for t in results["tests"] if t["extra_data"]["tier"] == "visible"]
+    assert hidden and all(t["status"] == "failed" and t["visibility"] == "after_due_date" for t in hidden)
+    assert visible and all(t["status"] == "passed" and t["visibility"] == "visible" for t in visible)
+    hidden_points = sum(t["max_score"] for t in hidden)
+    assert results["score"] == 100 and hidden_points > 0
+    assert results["output"].splitlines()[2:] == [
+        f"Score of the {len(visible)} tests shown now: 100/100 ({len(visible)} passed)",
+        f"{len(hidden)} hidden tests ({hidden_points:g} points), shown after the due date",
+    ]
+    assert "test_hidden" not in results["output"]
+    said = next(line for line in done.stdout.splitlines() if line.startswith("hidden tests: "))
+    assert said.startswith(f"hidden tests: 0/{hidden_points:g} (") and said.endswith("; students: after_due_date")
 
 
 def test_hidden_tests_are_counted_for_the_student_and_shown_to_the_instructor(tmp_path, monkeypatch, capsys):
