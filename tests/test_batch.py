@@ -90,11 +90,11 @@ def test_every_student_gets_a_row_with_the_right_status(graded_class):
         "gina": "invalid",
         "hal": "ambiguous",
     }
-    assert rows["alice"]["score"] == "100" and rows["alice"]["percent"] == "100"
+    assert rows["alice"]["score"] == "120" and rows["alice"]["percent"] == "100"  # ch06: 100 visible, 20 hidden
     assert rows["bob"]["score"] == "0" and rows["dave"]["score"] == "0"
-    assert 0 < float(rows["carol"]["score"]) < 100
+    assert 0 < float(rows["carol"]["score"]) < 120
     assert rows["hal"]["reason"].startswith("2 candidate files")
-    assert all(r["max_score"] == "100" for r in rows.values())
+    assert all(r["max_score"] == "120" for r in rows.values())
     assert rows["ivan"]["flags"] == "disallowed-import"
     assert "12 students" in output and "gradebook:" in output
 
@@ -116,7 +116,7 @@ def test_the_hostile_student_costs_only_its_own_points(graded_class):
     _, out, _ = graded_class
     erin = json.loads((out / "reports" / "erin.json").read_text())
     crashed = [t for t in erin["tests"] if t["outcome"] == "crashed"]
-    assert crashed and erin["score"] < 100
+    assert crashed and erin["score"] < 120
     assert any(t["outcome"] == "passed" for t in erin["tests"])  # its honest Tensor is still graded
     assert "crashed" in crashed[0]["message"]
 
@@ -159,7 +159,7 @@ def test_every_score_below_full_has_its_reason(graded_class):
         below["carol"]
         == below["carl"]
         == below["zoe"]
-        == ("1 test failed in task 1: Value(3).data should be a float, got int")
+        == ("2 tests failed in task 1: Value(3).data should be a float, got int")
     )
     assert below["erin"].startswith("crashed in task")  # the worker's death, not the tests it cost
     assert below["ivan"].startswith("import failed: ImportError at line ")  # os is not on the lab's allow-list
@@ -167,7 +167,7 @@ def test_every_score_below_full_has_its_reason(graded_class):
     summary = json.loads((out / "summary.json").read_text())
     assert {r["student"]: r["reason"] for r in summary["below_full"]} == below
     markdown = (out / "summary.md").read_text().splitlines()
-    assert "| dave | 0/100 | does not parse (line 1) |" in markdown
+    assert "| dave | 0/120 | does not parse (line 1) |" in markdown
 
 
 def test_identical_files_are_grouped_and_starters_left_out_of_the_statistics(graded_class):
@@ -273,7 +273,7 @@ def test_a_killed_batch_resumes_without_regrading_what_was_done(tmp_path):
     assert f"graded now {4 - len(done)}, up to date {len(done)}" in output
     for name, mtime in done.items():
         assert (out / "records" / name).stat().st_mtime_ns == mtime  # not graded again
-    assert {r["score"] for r in _rows(out).values()} == {"100"}
+    assert {r["score"] for r in _rows(out).values()} == {"120"}
 
     (root / "s1.py").write_text(labs.get(LAB).starter.read_text())  # a changed submission is graded again
     status, output = _batch(str(root), "--lab", LAB, "--out", str(out), "--resume", "--jobs", "1")
@@ -322,7 +322,7 @@ def test_every_student_id_gets_its_own_row_graded_with_its_own_file(tmp_path):
     for student, text in forks.items():
         row = rows[student]
         assert row["status"] == "graded" and row["sha256"] == hashlib.sha256(text.encode()).hexdigest(), student
-        assert row["score"] == ("100" if text == solution else "0"), student
+        assert row["score"] == ("120" if text == solution else "0"), student
     assert (rows["mallory"]["status"], rows["mallory"]["score"], rows["mallory"]["reason"]) == (
         "invalid",
         "0",

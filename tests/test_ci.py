@@ -106,7 +106,7 @@ def test_pristine_checkout_exits_0_and_writes_every_output(graded):
     assert "integrity: every protected file is as shipped" in result.stdout
     assert "Graded: ch06, the lab the assignment names." in result.stdout
     assert "::warning" not in result.stdout
-    assert "ch06: 0/100 points (0/76 tests passed; exact score 0)" in result.stderr
+    assert "ch06: 0/120 points (0/88 tests passed; exact score 0)" in result.stderr
 
 
 def test_the_starter_scores_zero_behind_the_wall(graded):
@@ -118,12 +118,13 @@ def test_the_starter_scores_zero_behind_the_wall(graded):
 
 
 def test_the_starters_stubs_are_annotated_where_they_raise(graded):
-    """The pristine starter fails 76 tests for 3 reasons (Value's stub, Tensor's, and Tensor's reached
-    through the provided numerical_grad): one error annotation each, on labs/ch06/starter.py at the
-    line its message names, which raises the stub (or, for numerical_grad, calls the code that does)."""
+    """The pristine starter fails 88 tests (the hidden ones too, in this kit) for 3 reasons (Value's stub,
+    Tensor's, and Tensor's reached through the provided numerical_grad): one error annotation each, on
+    labs/ch06/starter.py at the line its message names, which raises the stub (or, for numerical_grad,
+    calls the code that does)."""
     shown = errors(graded.result.stdout)
     found = github.failures([graded.report])
-    assert len(shown) == len(found) == 3 and sum(len(f.tests) for f in found) == 76
+    assert len(shown) == len(found) == 3 and sum(len(f.tests) for f in found) == 88
     lines = (KIT_ROOT / "labs/ch06/starter.py").read_text().splitlines()
     for command, failure in zip(shown, found, strict=True):
         number = int(re.fullmatch(r"::error file=labs/ch06/starter\.py,line=(\d+),title=ch06%3A .*", command)[1])
@@ -135,15 +136,15 @@ def test_the_starters_stubs_are_annotated_where_they_raise(graded):
 
 
 def test_annotations_stop_at_githubs_limit_and_the_summary_counts_the_rest(graded):
-    """76 different failures: 10 annotations (GitHub shows no more per step), and the summary says 66 more."""
+    """88 different failures: 10 annotations (GitHub shows no more per step), and the summary says 78 more."""
     report = copy.deepcopy(graded.report)
     for i, test in enumerate(report["tests"]):
         test["message"] = f"failure number {i}"
     shown, more = github.annotations([report])
-    assert len(shown) == github.MAX_ANNOTATIONS == 10 and more == 66
+    assert len(shown) == github.MAX_ANNOTATIONS == 10 and more == 78
     assert shown[0].endswith("::failure number 0") and shown[-1].endswith("::failure number 9")
     summary = github.job_summary([report], graded.report["integrity"], "", more)
-    assert "66 more failures (by message and line) are not annotated on your file" in summary
+    assert "78 more failures (by message and line) are not annotated on your file" in summary
 
 
 def test_workflow_commands_are_escaped_as_the_toolkit_escapes_them():
@@ -185,7 +186,7 @@ def test_junit_xml_parses(graded):
 def test_the_classroom_result_is_the_labs_own(graded):
     classroom = json.loads((graded.out / "ch06.classroom.json").read_text())
     assert classroom == exports.classroom_results(graded.report)
-    assert classroom["version"] == 1 and classroom["status"] == "fail" and classroom["max_score"] == 100
+    assert classroom["version"] == 1 and classroom["status"] == "fail" and classroom["max_score"] == 120
     assert [t["name"] for t in classroom["tests"]] == [t["id"] for t in graded.report["tests"]]
     assert sum(t["score"] for t in classroom["tests"]) == 0
     lines = [t["line_no"] for t in classroom["tests"]]
@@ -194,8 +195,8 @@ def test_the_classroom_result_is_the_labs_own(graded):
 
 def test_step_summary_and_outputs_are_appended(graded):
     summary, report = graded.summary, graded.report
-    assert summary.startswith("earlier step\n# Autograding (advisory): ch06, 0/100 points\n")
-    assert f"| ch06 | 0/100 | 0/{report['max_score']} | 0/{len(report['tests'])} |" in summary
+    assert summary.startswith("earlier step\n# Autograding (advisory): ch06, 0/120 points\n")
+    assert f"| ch06 | 0/120 | 0/{report['max_score']} | 0/{len(report['tests'])} |" in summary
     assert "advisory" in summary and "grade of record is the instructor's batch run" in summary
     assert "Graded: ch06, the lab the assignment names." in summary
     assert "Tampered" not in summary
@@ -203,9 +204,9 @@ def test_step_summary_and_outputs_are_appended(graded):
     assert "# Autograding" not in graded.result.stdout  # it went to the step summary instead
     classroom = base64.b64encode(json.dumps(exports.classroom_results(report), separators=(",", ":")).encode())
     assert graded.outputs == (
-        "earlier=1\nlabs=ch06\nch06_score=0\nch06_max_score=100\n"
-        'scores={"ch06":{"score":0,"max_score":100}}\n'
-        f"score=0\nmax_score=100\nclassroom_result={classroom.decode()}\ntampered=false\n"
+        "earlier=1\nlabs=ch06\nch06_score=0\nch06_max_score=120\n"
+        'scores={"ch06":{"score":0,"max_score":120}}\n'
+        f"score=0\nmax_score=120\nclassroom_result={classroom.decode()}\ntampered=false\n"
     )
 
 
@@ -248,15 +249,16 @@ def test_every_lab_is_graded_on_its_starter_behind_the_wall_by_default(replay, t
         whole_points(r["max_score"]) for r in per_lab
     ]
     assert [line for line in result.stdout.splitlines() if line.startswith("::notice")] == [
-        f"::notice title={lab.id} (advisory)::0/100 points" for lab in everything
+        f"::notice title={lab.id} (advisory)::0/120 points"
+        for lab in everything  # ch06's report, replayed
     ]
     for lab in everything:
         escaped = lab.id.replace("_", "\\_")  # Markdown
-        assert f"\n| {escaped} | 0/100 |" in result.stdout
+        assert f"\n| {escaped} | 0/120 |" in result.stdout
     assert "total" not in result.stdout  # an assignment is one lab: labs are never summed
     written = dict(line.split("=", 1) for line in outputs.read_text().splitlines())
     assert written["labs"] == " ".join(lab.id for lab in everything)
-    assert json.loads(written["scores"]) == {lab.id: {"score": 0, "max_score": 100} for lab in everything}
+    assert json.loads(written["scores"]) == {lab.id: {"score": 0, "max_score": 120} for lab in everything}
     assert "score" not in written and "classroom_result" not in written  # no one lab to name
 
 

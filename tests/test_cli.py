@@ -76,7 +76,7 @@ def test_every_command_is_listed_and_each_lazy_one_loads_under_its_name():
 def test_list_shows_labs_tasks_and_points():
     result = run_cli("list")
     assert result.exit_code == 0
-    assert "ch06" in result.output and "100 points" in result.output
+    assert "ch06" in result.output and "120 points" in result.output
     assert "Task 1: Value, the scalar engine" in result.output
 
 
@@ -84,10 +84,10 @@ def test_reference_exits_0_and_writes_a_report_without_absolute_paths(tmp_path):
     out = tmp_path / "report.json"
     result = run_cli("run", "--lab", "ch06", "--impl", "ref", "--json", str(out))
     assert result.exit_code == 0, result.output
-    assert "Total: 100/100" in result.output
+    assert "Total: 120/120" in result.output
     text = out.read_text()
     assert str(KIT_ROOT) not in text and str(tmp_path) not in text and "/home/" not in text
-    assert json.loads(text)["score"] == 100
+    assert json.loads(text)["score"] == 120
 
 
 def test_starter_exits_1_saying_what_to_write_first_and_hinting_at_no_bug():
@@ -111,14 +111,14 @@ def test_one_task_is_graded_alone_and_its_status_is_the_tasks(tmp_path):
     lines = result.output.splitlines()
     assert [line.split("  ")[0] for line in lines if line.startswith("Task ")] == ["Task 1: Value, the scalar engine"]
     assert lines[-3:] == [
-        "Total for Task 1: Value, the scalar engine only: 22/22  (27 passed); the other tasks were not run",
+        "Total for Task 1: Value, the scalar engine only: 26/26  (29 passed); the other tasks were not run",
         "next: every test of Task 1: Value, the scalar engine passed; grade the whole lab to see the other tasks",
         f"report: {out}",
     ]
     document = json.loads(out.read_text())
-    assert document["partial"] == {"task": "value"} and document["score"] == 22 and not document["all_passed"]
+    assert document["partial"] == {"task": "value"} and document["score"] == 26 and not document["all_passed"]
     mine = run_cli("run", "--lab", "ch06", "--impl", "mine", "--task", "tensor")
-    assert mine.exit_code == 1 and "Total for Task 2: Tensor, the array engine only: 0/47" in mine.output
+    assert mine.exit_code == 1 and "Total for Task 2: Tensor, the array engine only: 0/56" in mine.output
 
 
 def grade_file(tmp_path, name, source, *extra):
@@ -164,7 +164,7 @@ def test_broken_submission_errors_every_test_with_one_clear_message(tmp_path, na
     said = result.output.split("ERROR in every test, for one reason:\n")[1].splitlines()
     assert expected in " ".join(line.strip() for line in said[: said.index("")])
     assert not any(t["id"] in result.output for t in report["tests"]), result.output
-    assert said[said.index("") + 1] == f"Total: 0/100  ({len(report['tests'])} error)"
+    assert said[said.index("") + 1] == f"Total: 0/120  ({len(report['tests'])} error)"
     assert said[-2] == "next: " + (report["tests"][0]["hint"] or report["tests"][0]["message"])  # then "report:"
 
 
@@ -196,6 +196,7 @@ def test_crash_and_hang_in_one_operation_cost_only_their_tests(tmp_path, monkeyp
         "test_value_unary_functions[exp]",
         "test_value_unary_functions[chain]",
         "test_value_used_twice_gets_both_contributions",
+        "hidden/test_hidden.py::test_hidden_value_operations_at_other_points",  # the lab's hidden tests too
     }
 
 

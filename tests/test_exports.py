@@ -177,12 +177,14 @@ def test_gradescope_results_follow_the_spec(any_report):
     titles = {t["id"]: t["title"] for t in any_report["tasks"]}
     for test in any_report["tests"]:
         out = by_id[_visible(test["id"])]
-        assert out["name"] == _visible(f"{titles[test['task']]}: {test['id']}")
-        assert re.fullmatch(r"\d+\.\d+", out["number"]) and out["tags"] == [test["task"]]
+        tier = test.get("tier", "visible")  # a report without tiers: every test is a visible one
+        hidden = tier == "hidden"
+        assert out["name"] == _visible(f"{titles[test['task']]}: {test['id']}" + " (hidden test)" * hidden)
+        assert re.fullmatch(r"\d+\.\d+", out["number"]) and out["tags"] == [test["task"], *["hidden"] * hidden]
         assert _number(out["score"]) and _number(out["max_score"])
         assert out["status"] == ("passed" if test["outcome"] == "passed" else "failed")
-        assert out["visibility"] == "visible"  # a report without tiers: every test is a visible one
-        assert out["extra_data"] == {"id": _visible(test["id"]), "tier": "visible", "outcome": test["outcome"]}
+        assert out["visibility"] == exports.GRADESCOPE_DEFAULT_VISIBILITY[tier]
+        assert out["extra_data"] == {"id": _visible(test["id"]), "tier": tier, "outcome": test["outcome"]}
         assert _visible(test["message"]) in out["output"] and _visible(test["hint"]) in out["output"]
     assert sum(t["score"] for t in results["tests"]) == pytest.approx(any_report["score"])
     assert sum(t["max_score"] for t in results["tests"]) == pytest.approx(any_report["max_score"])
@@ -190,7 +192,10 @@ def test_gradescope_results_follow_the_spec(any_report):
 
 def test_gradescope_numbers_the_tests_by_task_in_the_labs_order(ref):
     results = exports.gradescope_results(ref)
-    assert [t["extra_data"]["id"] for t in results["tests"]] == [t["id"] for t in ref["tests"]]
+    order = {task["id"]: i for i, task in enumerate(ref["tasks"])}  # by task, a task's hidden tests last
+    ranked = sorted(ref["tests"], key=lambda t: (order[t["task"]], t["tier"] == "hidden"))
+    assert [t["extra_data"]["id"] for t in results["tests"]] == [t["id"] for t in ranked]
+    assert ranked == ref["tests"] and [t for t in ranked if t["tier"] == "hidden"]  # the order they ran in
     expected = []
     for number, task in enumerate(ref["tasks"], start=1):
         expected += [f"{number}.{i}" for i in range(1, task["tests"] + 1)]
@@ -317,9 +322,10 @@ def test_gradescope_visibility_is_checked(ref, choice, message):
 # GitHub Classroom
 
 
-@pytest.mark.parametrize(("fixture", "points"), [("ref", (100, 100)), ("starter", (0, 100)), ("no_tests", (0, 0))])
+@pytest.mark.parametrize(("fixture", "points"), [("ref", (120, 120)), ("starter", (0, 120)), ("no_tests", (0, 0))])
 def test_classroom_points_of_known_reports(request, fixture, points):
-    """What the reporter's notice says, ``Points X/Y``: the tests' scores summed, over ``max_score``."""
+    """What the reporter's notice says, ``Points X/Y``: the tests' scores summed, over ``max_score`` (ch06 in
+    this kit: 100 visible points and 20 hidden ones; a fork has only the visible ones)."""
     results = exports.classroom_results(request.getfixturevalue(fixture))
     assert (sum(t["score"] for t in results["tests"]), results["max_score"]) == points
 
@@ -392,17 +398,17 @@ def test_job_summary_tables_keep_their_columns(any_report):
 def test_job_summary_of_the_starter_lists_tasks_and_lost_points(starter):
     markdown = exports.job_summary_markdown(starter)
     assert markdown.startswith("## ch06: ")
-    assert "**Score: 0/100 (76 failed)**" in markdown and "isolation: in-process" in markdown
+    assert "**Score: 0/120 (88 failed)**" in markdown and "isolation: in-process" in markdown
     for task in starter["tasks"]:
         assert f"| {task['title']} | 0/{task['max_score']} | 0/{task['tests']} |" in markdown
-    assert "Tests that lost points (76)" in markdown
+    assert "Tests that lost points (88)" in markdown
     assert "`test_value_stores_float_data_and_zero_grad`" in markdown
     assert "same as above" in markdown
 
 
 def test_job_summary_of_the_reference_has_no_failures(ref):
     markdown = exports.job_summary_markdown(ref)
-    assert "**Score: 100/100 (76 passed)**" in markdown and "lost points" not in markdown
+    assert "**Score: 120/120 (88 passed)**" in markdown and "lost points" not in markdown
 
 
 def test_job_summary_escapes_odd_text_and_lists_flags(every_outcome):

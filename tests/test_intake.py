@@ -249,8 +249,9 @@ def test_a_file_that_is_not_utf8_gets_one_verdict_in_the_same_words_every_way_in
         assert status == 1 and report["score"] == 0 and len(report["tests"]) == tests
         assert {(t["outcome"], t["message"]) for t in report["tests"]} == {("error", f"alice.py {NOT_UTF8}")}
         assert f"alice.py {NOT_UTF8}" in " ".join(output.split())  # the table, its lines unwrapped
-    ci = ways["ci"]["alice.py"]  # the fork's file is its labs/ch06/starter.py
-    assert ci["score"] == 0 and len(ci["tests"]) == tests
+    ci = ways["ci"]["alice.py"]  # the fork's file is its labs/ch06/starter.py; a fork has no hidden tests
+    visible = [t for t in ways["run"]["latin.py", "worker"][2]["tests"] if t["tier"] == "visible"]
+    assert ci["score"] == 0 and len(ci["tests"]) == len(visible) < tests
     assert {(t["outcome"], t["message"]) for t in ci["tests"]} == {("error", f"starter.py {NOT_UTF8}")}
     row = ways["batch"]["alice.py"]
     assert (row["status"], row["score"], row["reason"]) == ("invalid", "0", f"alice.py {NOT_UTF8}")
@@ -262,13 +263,13 @@ def test_a_file_that_is_not_utf8_gets_one_verdict_in_the_same_words_every_way_in
 def test_a_latin1_file_with_its_declaration_is_graded_normally_every_way_in(ways):
     for isolation in ("in-process", "worker"):
         status, _, report = ways["run"]["latin.py", isolation]
-        assert status == 0 and report["score"] == report["max_score"] == 100
-    assert ways["batch"]["latin.py"]["status"] == "graded" and ways["batch"]["latin.py"]["score"] == "100"
+        assert status == 0 and report["score"] == report["max_score"] == 120  # ch06's hidden tests too
+    assert ways["batch"]["latin.py"]["status"] == "graded" and ways["batch"]["latin.py"]["score"] == "120"
     solo = ways["run"]["latin.py", "worker"][2]
     verdicts = [(t["id"], t["outcome"], t["message"]) for t in solo["tests"]]
     assert [(t["id"], t["outcome"], t["message"]) for t in ways["batch_report"]["tests"]] == verdicts
     assert ways["batch_report"]["implementation"]["sha256"] == solo["implementation"]["sha256"]
-    assert ways["gradescope"]["latin.py"]["score"] == 100
+    assert ways["gradescope"]["latin.py"]["score"] == 120
 
 
 # -- the wrong kinds of file, every way in ---------------------------------------------------

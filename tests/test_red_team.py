@@ -24,7 +24,9 @@ CHUNKS = 4  # per lab: more chunks overlap their waits for time limits
 
 
 def _lab(lab_id: str):
-    lab = labs.get(lab_id)
+    # The entries count the visible tests: each attack sits in an operation that one test of test_lab.py
+    # performs, and the hidden tests (which perform it again) would only add copies of the same verdict.
+    lab = labs.get(lab_id).visible_only()
     return dataclasses.replace(lab, limits={**lab.limits, **SMALL_LIMITS})
 
 

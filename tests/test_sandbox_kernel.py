@@ -190,8 +190,8 @@ def test_the_next_student_in_a_batch_gets_exactly_their_solo_result(tmp_path):
     assert [outcomes(r) for r in batch] == [outcomes(r) for r in solo]
     assert all(r["isolation"]["level"] == "bubblewrap" for r in batch)
     # The attack defines no engine; its one point is the rejection test that any Value without
-    # a ** of its own passes (str ** str raises TypeError too).
-    assert [r["score"] for r in batch] == [1, 0, 100]
+    # a ** of its own passes (str ** str raises TypeError too). The honest one: 100 visible, 20 hidden.
+    assert [r["score"] for r in batch] == [1, 0, 120]
     assert numpy_fingerprint() == numpy_before
 
 
