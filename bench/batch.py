@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -15,6 +16,8 @@ from pathlib import Path
 from grader import labs
 
 SCALING_SIZES = (50, 100, 200, 400)  # class sizes graded with N jobs: the time must grow linearly
+HIDDEN_SIZE = 100  # students graded with and without the lab's hidden tests, in turns
+HIDDEN_ROUNDS = 2  # one in each order
 ONE_BY_ONE = 20  # students graded with one `grader run` each, the batch's baseline (two of every ten kinds)
 
 
@@ -95,7 +98,7 @@ def _first(folder: Path, names: list[str], into: Path) -> Path:
 def bench_batch(repeat: int, size: int = 200, sizes: tuple[int, ...] = SCALING_SIZES) -> dict:
     """A generated class through `grader batch` with 1 and N jobs, against in-process grading
     and against one `grader run` per student, and the first 50 to 400 of its students with N
-    jobs: the time must grow linearly.
+    jobs: the time must grow linearly. Then what the lab's hidden tests cost a batch.
 
     One run of each (a run of 200 students is itself an average); the in-process figure
     grades the honest submissions (trusted code only) in the batch's chunks. Every prefix
@@ -131,6 +134,7 @@ def bench_batch(repeat: int, size: int = 200, sizes: tuple[int, ...] = SCALING_S
             runner.run_many(lab, chunk, isolation="in-process")
         in_process = (time.perf_counter() - started) / len(honest)
         walled = [json.loads((Path(tmp) / "out1" / "reports" / f"{n}.json").read_text())["duration_s"] for n in honest]
+        hidden = hidden_tests_cost(_first(everyone, names[:HIDDEN_SIZE], Path(tmp) / "hidden"), Path(tmp), jobs)
     throughput = {n: size / t for n, t in times.items()}
     per_honest = sum(walled) / len(walled)
     per_student = {n: seconds / n for n, seconds in scaling.items()}
@@ -163,4 +167,29 @@ def bench_batch(repeat: int, size: int = 200, sizes: tuple[int, ...] = SCALING_S
             # 1.0 is linear: the time per student with the most students over that with the fewest
             "linearity": round(per_student[largest] / per_student[smallest], 2),
         },
+        "hidden_tests": hidden,
+    }
+
+
+def hidden_tests_cost(folder: Path, tmp: Path, jobs: int) -> dict:
+    """The class in ``folder`` graded by the batch (its Python API: both ways alike) with the lab's hidden
+    tests and without them (a student's copy), in turns round by round; the cost is the median ratio."""
+    from grader.batch import run_batch
+
+    lab = labs.get("ch06")
+    variants = {"with_hidden": lab, "visible_only": lab.visible_only()}
+    rounds = []
+    for r in range(HIDDEN_ROUNDS):
+        seconds = {}
+        for name in list(variants) if r % 2 == 0 else list(reversed(variants)):
+            started = time.perf_counter()
+            run_batch(variants[name], [folder], tmp / f"hidden-{name}-{r}", jobs=jobs)
+            seconds[name] = time.perf_counter() - started
+        rounds.append(seconds)
+    return {
+        "students": len(list(folder.iterdir())),
+        "jobs": jobs,
+        "with_hidden_s": round(statistics.median(r["with_hidden"] for r in rounds), 1),
+        "visible_only_s": round(statistics.median(r["visible_only"] for r in rounds), 1),
+        "cost": round(statistics.median(r["with_hidden"] / r["visible_only"] for r in rounds) - 1, 2),
     }

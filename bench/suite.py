@@ -62,7 +62,8 @@ def _grader(*args: str) -> list[str]:
 
 def bench_grading(repeat: int) -> dict:
     """One lab graded with the reference, against its floors: starting Python with numpy and
-    pytest, and a bare pytest run of the lab's tests. ``overhead`` is the grader's share on top."""
+    pytest, and a bare pytest run of the lab's tests. ``overhead`` is the grader's share on top;
+    ``hidden_tests_cost`` what the lab's hidden tests add to `grader run` (over --visible-only)."""
     bare_flags = ["-q", "-p", "no:xdist", "-p", "no:cacheprovider", "-p", "no:pytest_jsonreport"]
     env = dict(os.environ, IMPL="ref")  # the bare pytest run's choice of code; the grader's own is --impl ref
     figures = {}
@@ -72,6 +73,7 @@ def bench_grading(repeat: int) -> dict:
                 "floor": [sys.executable, "-c", "import numpy, pytest"],
                 "bare": [sys.executable, "-m", "pytest", *map(str, lab.test_files), *bare_flags],
                 "grader": _grader("--lab", lab.id, "--impl", "ref"),
+                "visible": _grader("--lab", lab.id, "--impl", "ref", "--visible-only"),
                 "make": ["make", "lab", f"LAB={lab.id}", "IMPL=ref"],
             },
             repeat,
@@ -83,6 +85,8 @@ def bench_grading(repeat: int) -> dict:
             "grader_run_s": _median(rounds, "grader"),
             "make_lab_s": _median(rounds, "make"),
             "overhead": round(ratio(rounds, "grader", "bare") - 1, 2),
+            "visible_only_s": _median(rounds, "visible"),
+            "hidden_tests_cost": round(ratio(rounds, "grader", "visible") - 1, 2),
         }
     return figures
 

@@ -1,6 +1,7 @@
 """The benchmark compares like with like: every implementation of a step computes the same losses."""
 
 import dataclasses
+import json
 
 import pytest
 
@@ -66,3 +67,14 @@ def test_the_batch_baseline_grades_each_student_with_grader_run(tmp_path):
     assert seconds > 0
     reports = sorted(p.name for p in (tmp_path / "out").glob("*.json"))
     assert reports == ["student0000.json", "student0001.json"]  # each was graded, not merely started
+
+
+def test_the_hidden_tests_cost_is_a_ratio_of_the_same_class_graded_with_and_without_them(tmp_path):
+    bench_batch.generate_class(tmp_path / "class", 2)
+    figure = bench_batch.hidden_tests_cost(tmp_path / "class", tmp_path, 1)
+    assert figure["students"] == 2 and figure["with_hidden_s"] > 0 and figure["visible_only_s"] > 0
+    for name, tiers in (("with_hidden", {"visible", "hidden"}), ("visible_only", {"visible"})):
+        reports = sorted((tmp_path / f"hidden-{name}-0" / "reports").glob("*.json"))
+        assert len(reports) == 2, name
+        for report in reports:
+            assert {t["tier"] for t in json.loads(report.read_text())["tests"]} == tiers, name
