@@ -1,9 +1,9 @@
 """Instructor batch grading: a whole class behind the wall, resumable, shardable, with a class report.
 
 ``run_batch`` finds the students (inputs), says what its folder holds (shards), records the
-ones that cannot be graded, grades the rest in parallel (jobs), and writes the gradebook and
-summary (outputs, gradebook). ``merge`` combines the folders of every shard into one, or
-refuses (shards.plan).
+ones that cannot be graded, grades the rest in parallel (jobs), and writes the gradebook,
+summary (outputs, gradebook) and each student's feedback (feedback). ``merge`` combines the
+folders of every shard into one, or refuses (shards.plan).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grader import atomic, limits
-from grader.batch import outputs, shards
+from grader.batch import feedback, outputs, shards
 from grader.batch.inputs import Entry, InputError, discover
 from grader.batch.jobs import grade_entries
 from grader.batch.outputs import OutputError, Outputs
@@ -46,10 +46,12 @@ def run_batch(
     jobs: int | None = None,
     resume: bool = False,
     shard: Shard | None = None,
+    hidden_feedback: str = feedback.DEFAULT_HIDDEN_FEEDBACK,
     on_start: Callable[[int], None] = lambda total: None,
     on_done: Callable[[Entry, dict], None] = lambda entry, record: None,
 ) -> BatchResult:
-    """Grade every student in ``inputs`` into ``out_dir``; ``on_done`` hears of each student as it is recorded."""
+    """Grade every student in ``inputs`` into ``out_dir``; ``on_done`` hears of each student as it is recorded;
+    ``hidden_feedback``: what each student's feedback file says of the hidden tests (feedback.HIDDEN_FEEDBACK)."""
     jobs = jobs or os.cpu_count() or 1
     shard = shard or shards.WHOLE
     out = Outputs(out_dir, lab.id, _max_score(lab), lab.tests_sha256(), limits.in_force(lab.limits))
@@ -70,11 +72,19 @@ def run_batch(
             else:
                 to_grade.append(entry)
         grade_entries(lab, to_grade, out, jobs=min(jobs, max(len(to_grade), 1)), on_done=on_done)
-    summary = out.write_class_files(lab.title, shards.coverage(shard.count, [shard.index]))
+    coverage = shards.coverage(shard.count, [shard.index])
+    summary = out.write_class_files(lab.title, coverage, hidden_feedback=hidden_feedback)
     return BatchResult(len({e.student for e in entries}), len(to_grade), skipped, summary)
 
 
-def merge(lab: Lab, shard_dirs: list[Path], out_dir: Path, *, partial: bool = False) -> dict:
+def merge(
+    lab: Lab,
+    shard_dirs: list[Path],
+    out_dir: Path,
+    *,
+    partial: bool = False,
+    hidden_feedback: str = feedback.DEFAULT_HIDDEN_FEEDBACK,
+) -> dict:
     """One gradebook and summary from the folders of every shard (each a ``grader batch --shard`` output).
 
     ShardError, before anything is written, unless the folders are every shard of one class
@@ -99,4 +109,4 @@ def merge(lab: Lab, shard_dirs: list[Path], out_dir: Path, *, partial: bool = Fa
         if row.record.get("report"):
             atomic.write_text(out.report_path(key), (row.folder.path / row.record["report"]).read_text("utf-8"))
         atomic.write_json(out.record_path(key), row.record)
-    return out.write_class_files(lab.title, plan.coverage)
+    return out.write_class_files(lab.title, plan.coverage, hidden_feedback=hidden_feedback)

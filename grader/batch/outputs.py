@@ -4,6 +4,9 @@
                              written before anyone is graded, so a killed batch still says it
     DIR/records/<id>.json    the student's status, score, hash, flags, limits, the file's static read (written last)
     DIR/reports/<id>.json    the canonical report of a graded student
+    DIR/feedback/<id>.md     what the student is told: a solo `grader run` of their file in their copy of the
+                             kit, the hidden tests as --hidden-feedback says; or why they were not graded
+                             (grader.batch.feedback)
     DIR/grades.csv           the gradebook
     DIR/summary.json, summary.md
 
@@ -17,7 +20,7 @@ import json
 from pathlib import Path
 
 from grader import __version__, atomic, labs
-from grader.batch import gradebook, sources
+from grader.batch import feedback, gradebook, sources
 from grader.batch.inputs import Entry
 from grader.kit import manifest
 
@@ -170,14 +173,31 @@ class Outputs:
             found.append(json.loads(path.read_text(encoding="utf-8")))
         return found
 
-    def write_class_files(self, lab_title: str, coverage: dict | None = None) -> dict:
-        """grades.csv and the summary from the records; ``coverage``: the shards held, if not the whole class."""
+    def feedback_path(self, key: str) -> Path:
+        return self.root / "feedback" / f"{key}.md"
+
+    def write_feedback(self, records: list[dict], reports: dict[str, dict], lab_title: str, hidden: str) -> None:
+        """A feedback file per record, and none for a student no longer in the class (a resume's inputs changed)."""
+        for record in records:
+            text = feedback.feedback(record, reports.get(record["key"]), lab_title, hidden_feedback=hidden)
+            atomic.write_text(self.feedback_path(record["key"]), text)
+        keys = {record["key"] for record in records}
+        for path in (self.root / "feedback").glob("*.md"):
+            if path.stem not in keys:
+                path.unlink()
+
+    def write_class_files(
+        self, lab_title: str, coverage: dict | None = None, *, hidden_feedback: str = feedback.DEFAULT_HIDDEN_FEEDBACK
+    ) -> dict:
+        """grades.csv, the summary and the feedback files from the records; ``coverage``: the shards held, if not
+        the whole class; ``hidden_feedback``: what the feedback says of the hidden tests (feedback.HIDDEN_FEEDBACK)."""
         records = self.records()
         reports = {
             r["key"]: json.loads(self.report_path(r["key"]).read_text(encoding="utf-8"))
             for r in records
             if r["status"] == "graded"
         }
+        self.write_feedback(records, reports, lab_title, hidden_feedback)
         records = gradebook.with_late_work(gradebook.explained(records, reports))
         summary = gradebook.summary(self.lab_id, lab_title, self.max_score, records, reports, coverage)
         atomic.write_text(self.root / "grades.csv", gradebook.grades_csv(records))

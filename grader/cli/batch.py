@@ -9,6 +9,7 @@ from pathlib import Path
 import click
 
 from grader import batch
+from grader.batch import feedback
 from grader.cli.options import UsageProblem, lab_named, with_limits
 from grader.grading import runner
 
@@ -84,7 +85,10 @@ def _final_screen(result: batch.BatchResult, out: Path, elapsed: float) -> str:
         )
     if summary["flagged"]:
         lines.append(f"flagged for review: {', '.join(r['student'] for r in summary['flagged'])}")
-    lines.append(f"gradebook: {out / 'grades.csv'}   summary: {out / 'summary.md'}   reports: {out / 'reports'}/")
+    lines.append(
+        f"gradebook: {out / 'grades.csv'}   summary: {out / 'summary.md'}   reports: {out / 'reports'}/   "
+        f"feedback: {out / 'feedback'}/"
+    )
     return "\n".join(lines)
 
 
@@ -94,6 +98,16 @@ def _missing_words(shards: dict) -> str:
         if shards[kind]:
             words.append(f"{kind}: shard " + ", ".join(f"{i}/{shards['count']}" for i in shards[kind]))
     return "; ".join(words)
+
+
+HIDDEN_FEEDBACK_OPTION = click.option(
+    "--hidden-feedback",
+    type=click.Choice(feedback.HIDDEN_FEEDBACK),
+    default=feedback.DEFAULT_HIDDEN_FEEDBACK,
+    show_default=True,
+    help="What each student's OUT/feedback/<student>.md says of the hidden tests: count (how many, their points), "
+    "scores (also the points earned), full (listed like the visible ones: after the due date).",
+)
 
 
 @click.command("batch")
@@ -106,10 +120,12 @@ def _missing_words(shards: dict) -> str:
 @click.option("--resume", is_flag=True, help="Continue a batch in --out: grade only what is missing or changed.")
 @click.option("--shard", default=None, metavar="I/N", help="Grade only the I-th of N deterministic shards (1-based).")
 @click.option("--limit", "limits", multiple=True, metavar="NAME=VALUE", help="Override one of the lab's [limits].")
-def batch_command(submissions, lab_name, out_dir, jobs, resume, shard, limits):
+@HIDDEN_FEEDBACK_OPTION
+def batch_command(submissions, lab_name, out_dir, jobs, resume, shard, limits, hidden_feedback):
     """Grade a whole class behind the wall: folders of .py files or of forks, or .zip files of either.
 
-    Writes OUT/grades.csv, OUT/reports/<student>.json, OUT/summary.json and OUT/summary.md.
+    Writes OUT/grades.csv, OUT/reports/<student>.json, OUT/feedback/<student>.md, OUT/summary.json and
+    OUT/summary.md.
     Exit status 0 when every student was recorded (whatever their scores), 2 on a usage or
     infrastructure error, 130 when interrupted (continue with --resume).
     """
@@ -126,7 +142,7 @@ def batch_command(submissions, lab_name, out_dir, jobs, resume, shard, limits):
     started = time.monotonic()
     try:
         result = batch.run_batch(
-            lab, list(submissions), out_dir, jobs=jobs, resume=resume, shard=chosen,
+            lab, list(submissions), out_dir, jobs=jobs, resume=resume, shard=chosen, hidden_feedback=hidden_feedback,
             on_start=progress.start, on_done=progress.update,
         )  # fmt: skip
     except (batch.InputError, batch.OutputError) as exc:
@@ -153,7 +169,8 @@ def batch_command(submissions, lab_name, out_dir, jobs, resume, shard, limits):
     is_flag=True,
     help="Merge even without every shard: their students are listed as not graded, and the summary says so.",
 )
-def merge_command(shard_dirs, lab_name, out_dir, partial):
+@HIDDEN_FEEDBACK_OPTION
+def merge_command(shard_dirs, lab_name, out_dir, partial, hidden_feedback):
     """Combine the output folders of every `grader batch --shard I/N` run into one gradebook and summary.
 
     Exit status 0 when merged; 1, with the reason and nothing written, when the folders are not
@@ -162,7 +179,7 @@ def merge_command(shard_dirs, lab_name, out_dir, partial):
     """
     lab = lab_named(lab_name)
     try:
-        summary = batch.merge(lab, list(shard_dirs), out_dir, partial=partial)
+        summary = batch.merge(lab, list(shard_dirs), out_dir, partial=partial, hidden_feedback=hidden_feedback)
     except batch.ShardError as exc:
         raise _Refused(str(exc)) from None
     except batch.OutputError as exc:

@@ -128,7 +128,7 @@ def gradescope_visibility(choices: dict[str, str] | None = None) -> dict[str, st
     return chosen
 
 
-def _tier(test: dict) -> str:
+def tier_of(test: dict) -> str:
     """A test's tier; a report written before tiers has only visible tests. A tier this kit does not know is
     treated as hidden: what is not known to be for students is not shown to them."""
     return "visible" if test.get("tier", "visible") == "visible" else "hidden"
@@ -141,7 +141,7 @@ def _numbered(report: dict) -> list[tuple[str, str, dict]]:
     for test in report["tests"]:  # a test of a task the lab does not list (never, from build_report) still shows
         titles.setdefault(test["task"], test["task"])
     order = {task: i for i, task in enumerate(titles, start=1)}
-    ranked = sorted(report["tests"], key=lambda t: (order[t["task"]], _tier(t) != "visible"))  # stable: lab's order
+    ranked = sorted(report["tests"], key=lambda t: (order[t["task"]], tier_of(t) != "visible"))  # stable: lab's order
     numbered, seen = [], dict.fromkeys(titles, 0)
     for test in ranked:
         seen[test["task"]] += 1
@@ -157,11 +157,17 @@ def _tally(tests: list[dict]) -> str:
     return f"{points(score)}/{points(max_score)} ({counts or 'no tests'})"
 
 
-def _later(tests: list[dict], tier: str, visibility: str) -> str:
-    """How a student is told of tests they cannot see yet: how many and their points, never their names."""
+def counted(tests: list[dict], tier: str) -> str:
+    """Tests a student cannot see, counted: how many and their points, never their names ('12 hidden tests
+    (20 points)'); the Gradescope output and the batch's feedback files say it alike."""
     kind = "hidden test" if tier == "hidden" else "test"
     worth = points(sum(t["max_points"] for t in tests))
-    return f"{len(tests)} {kind}{'s' if len(tests) != 1 else ''} ({worth} points), {SHOWN_WHEN[visibility]}"
+    return f"{len(tests)} {kind}{'s' if len(tests) != 1 else ''} ({worth} points)"
+
+
+def not_shown(tests: list[dict], tier: str, visibility: str) -> str:
+    """How a student is told of tests they cannot see yet: counted, and when they will see them."""
+    return f"{counted(tests, tier)}, {SHOWN_WHEN[visibility]}"
 
 
 def gradescope_results(report: dict, *, visibility: dict[str, str] | None = None) -> dict:
@@ -172,16 +178,16 @@ def gradescope_results(report: dict, *, visibility: dict[str, str] | None = None
     the sandbox holds (the isolation, its protections) is for the instructor (gradescope_instructor_notes)."""
     visibility = gradescope_visibility(visibility)
     numbered = _numbered(report)
-    now = [test for _, _, test in numbered if visibility[_tier(test)] == "visible"]
+    now = [test for _, _, test in numbered if visibility[tier_of(test)] == "visible"]
     lines = [f"{report['lab']}: {report['lab_title']}"]
     if len(now) == len(numbered):
         lines.append(f"Score: {_tally(now)}")
     elif now:
         lines.append(f"Score of the {len(now)} tests shown now: {_tally(now)}")
     for tier in TIERS:
-        later = [test for _, _, test in numbered if _tier(test) == tier and visibility[tier] != "visible"]
+        later = [test for _, _, test in numbered if tier_of(test) == tier and visibility[tier] != "visible"]
         if later:
-            lines.append(_later(later, tier, visibility[tier]))
+            lines.append(not_shown(later, tier, visibility[tier]))
     if report["flags"]:  # what the scan saw in the file: `grader run` and CI show the student the same
         lines.append("Flags for the instructor to review (they do not change the score):")
         lines.extend(f"  {_flag_line(f)}" for f in report["flags"])
@@ -197,14 +203,14 @@ def gradescope_results(report: dict, *, visibility: dict[str, str] | None = None
         "tests": [
             {
                 "number": number,
-                "name": visible(f"{title}: {test['id']}" + (" (hidden test)" if _tier(test) == "hidden" else "")),
+                "name": visible(f"{title}: {test['id']}" + (" (hidden test)" if tier_of(test) == "hidden" else "")),
                 "score": points(test["points"]),
                 "max_score": points(test["max_points"]),
                 "status": "passed" if test["outcome"] == "passed" else "failed",
                 "output": _feedback(test),
-                "tags": [visible(test["task"]), *(["hidden"] if _tier(test) == "hidden" else [])],
-                "visibility": visibility[_tier(test)],
-                "extra_data": {"id": visible(test["id"]), "tier": _tier(test), "outcome": test["outcome"]},
+                "tags": [visible(test["task"]), *(["hidden"] if tier_of(test) == "hidden" else [])],
+                "visibility": visibility[tier_of(test)],
+                "extra_data": {"id": visible(test["id"]), "tier": tier_of(test), "outcome": test["outcome"]},
             }
             for number, title, test in numbered
         ],
@@ -218,7 +224,7 @@ def gradescope_instructor_notes(report: dict, *, visibility: dict[str, str] | No
     tests = report["tests"]
     lines = [f"Score: {_summary(report)}"]
     for tier in TIERS:
-        mine = [t for t in tests if _tier(t) == tier]
+        mine = [t for t in tests if tier_of(t) == tier]
         if mine:
             lines.append(f"{tier} tests: {_tally(mine)}; students: {visibility[tier]}")
     lines.append(f"Isolation: {_isolation(report, protections=False)}")

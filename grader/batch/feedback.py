@@ -1,0 +1,125 @@
+"""Each student's feedback file: what a solo `grader run` of their file prints in their own copy of the kit.
+
+A graded student's ``feedback/<key>.md`` is the terminal table (grader.report.table.render, without
+colour) of their report as their copy of the kit would grade it: the lab's hidden tests left out, the
+tasks, scores and counts those leave. How much of the hidden tests it then says is the batch's
+``--hidden-feedback`` (HIDDEN_FEEDBACK):
+
+- ``count`` (the default): how many there are and their points, never their names or messages, in the
+  words the Gradescope output uses (grader.report.exports.counted);
+- ``scores``: also the points earned on them, and the whole grade, still unnamed;
+- ``full``: the whole report's table, hidden tests listed like the visible ones (after the due date).
+
+A student not graded (missing, invalid, ...) gets a short file: why, and what to hand in.
+Everything a student controls (their id, their messages, flags and file name) is escaped: Markdown
+outside the table, control characters inside it, and the table's fence is longer than any run of
+backticks in it. Pure functions: the same report gives the same bytes.
+"""
+
+from __future__ import annotations
+
+import re
+
+from grader.batch import shards
+from grader.report import table
+from grader.report.exports import counted, tier_of
+from grader.report.text import code_span, markdown, points, visible
+from grader.verdicts import OUTCOMES
+
+HIDDEN_FEEDBACK = ("count", "scores", "full")
+DEFAULT_HIDDEN_FEEDBACK = "count"
+# Statuses that say nothing of the student's file: the kit failed, or their shard was not merged.
+NOT_THEIR_FILE = ("error", shards.SHARD_MISSING, shards.SHARD_UNFINISHED)
+
+
+def student_view(report: dict) -> dict:
+    """``report`` as the student's own copy of the kit would have written it: without the hidden tests,
+    each task's and the lab's score, counts and outcome over the visible tests alone."""
+    tests = [t for t in report["tests"] if tier_of(t) == "visible"]
+    tasks = []
+    for task in report["tasks"]:
+        mine = [t for t in tests if t["task"] == task["id"]]
+        tasks.append(
+            {
+                "id": task["id"],
+                "title": task["title"],
+                "score": points(sum(t["points"] for t in mine)),
+                "max_score": points(sum(t["max_points"] for t in mine)),
+                "passed": sum(t["outcome"] == "passed" for t in mine),
+                "tests": len(mine),
+            }
+        )
+    counts = {outcome: sum(t["outcome"] == outcome for t in tests) for outcome in OUTCOMES}
+    return {
+        **report,
+        "tests": tests,
+        "tasks": tasks,
+        "counts": counts,
+        "all_passed": counts["passed"] == len(tests),
+        "score": points(sum(t["points"] for t in tests)),
+        "max_score": points(sum(t["max_points"] for t in tests)),
+    }
+
+
+def fenced(text: str) -> list[str]:
+    """``text`` as a Markdown code block nothing in it can close: a fence longer than any run of backticks."""
+    fence = "`" * max(3, max((len(run) for run in re.findall("`+", text)), default=0) + 1)
+    return [f"{fence}text", text, fence]
+
+
+def _title(lab: str, lab_title: str, student: str) -> list[str]:
+    return [f"# {markdown(lab)}: {markdown(lab_title)}", "", f"Feedback for {markdown(student)}.", ""]
+
+
+def _hidden_words(report: dict, hidden: list[dict], rule: str) -> list[str]:
+    """What the feedback says of the hidden tests under ``rule`` (the table says nothing of them but with full)."""
+    if not hidden or rule == "full":
+        return []
+    said = f"Your grade also counts {counted(hidden, 'hidden')}, which this feedback does not show."
+    if rule == "scores":
+        earned, worth = points(sum(t["points"] for t in hidden)), points(sum(t["max_points"] for t in hidden))
+        said += (
+            f" You earned {earned} of their {worth} points: your grade is "
+            f"{points(report['score'])}/{points(report['max_score'])}."
+        )
+    return [said, ""]
+
+
+def graded(report: dict, student: str, *, hidden_feedback: str = DEFAULT_HIDDEN_FEEDBACK) -> str:
+    """A graded student's feedback in Markdown: their table as a solo run prints it, and the hidden tests'
+    count (and with ``scores`` their points); with ``full``, the whole report's table."""
+    if hidden_feedback not in HIDDEN_FEEDBACK:
+        raise ValueError(f"--hidden-feedback must be one of {', '.join(HIDDEN_FEEDBACK)}, not {hidden_feedback!r}")
+    shown = report if hidden_feedback == "full" else student_view(report)
+    hidden = [t for t in report["tests"] if tier_of(t) != "visible"]
+    run = "`grader run`" if hidden_feedback == "full" else "`grader run` in your own copy of the kit"
+    lines = _title(report["lab"], report["lab_title"], student)
+    lines += [f"What {run} prints for your file:", ""]
+    # for_terminal (inside render) writes the controls as escapes; visible() the lone surrogates too.
+    lines += [*fenced(visible(table.render(shown, color=False))), ""]
+    lines += _hidden_words(report, hidden, hidden_feedback)
+    return "\n".join(lines)
+
+
+def not_graded(record: dict, lab_title: str) -> str:
+    """The feedback of a student the batch did not grade: their status and its reason, and what to do."""
+    lab = record["lab"]
+    lines = _title(lab, lab_title, record["student"])
+    reason = f": {markdown(record['reason'])}" if record.get("reason") else ""
+    lines += [f"Not graded ({markdown(record['status'])}){reason}", ""]
+    if record["status"] in NOT_THEIR_FILE:
+        lines.append("This is not about your file: your instructor will grade it again.")
+    else:
+        lines.append(
+            f"What to hand in: one Python file, your copy of {code_span(f'labs/{lab}/starter.py')} with your code "
+            "in it: a `.py` text file (not a notebook: export it as a .py), neither empty nor only comments, at "
+            f"most 1 MiB. Check it first with {code_span(f'grader run --lab {lab}')}."
+        )
+    return "\n".join([*lines, ""])
+
+
+def feedback(record: dict, report: dict | None, lab_title: str, *, hidden_feedback: str = DEFAULT_HIDDEN_FEEDBACK):
+    """The feedback file of the student of ``record`` (``report``: theirs if they were graded)."""
+    if record["status"] == "graded" and report is not None:
+        return graded(report, record["student"], hidden_feedback=hidden_feedback)
+    return not_graded(record, lab_title)
