@@ -113,12 +113,14 @@ def not_graded(record: dict, lab_title: str) -> str:
         lines.append(
             f"What to hand in: one Python file, your copy of {code_span(f'labs/{lab}/starter.py')} with your code "
             "in it: a `.py` text file (not a notebook: export it as a .py), neither empty nor only comments, at "
-            f"most 1 MiB. Check it first with {code_span(f'grader run --lab {lab}')}."
+            f"most 1 MiB. Check it first in your copy of the kit: {code_span(f'.venv/bin/grader run --lab {lab}')}."
         )
     return "\n".join([*lines, ""])
 
 
-def feedback(record: dict, report: dict | None, lab_title: str, *, hidden_feedback: str = DEFAULT_HIDDEN_FEEDBACK):
+def for_record(
+    record: dict, report: dict | None, lab_title: str, *, hidden_feedback: str = DEFAULT_HIDDEN_FEEDBACK
+) -> str:
     """The feedback file of the student of ``record`` (``report``: theirs if they were graded)."""
     if record["status"] == "graded" and report is not None:
         return graded(report, record["student"], hidden_feedback=hidden_feedback)

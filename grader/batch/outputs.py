@@ -179,7 +179,7 @@ class Outputs:
     def write_feedback(self, records: list[dict], reports: dict[str, dict], lab_title: str, hidden: str) -> None:
         """A feedback file per record, and none for a student no longer in the class (a resume's inputs changed)."""
         for record in records:
-            text = feedback.feedback(record, reports.get(record["key"]), lab_title, hidden_feedback=hidden)
+            text = feedback.for_record(record, reports.get(record["key"]), lab_title, hidden_feedback=hidden)
             atomic.write_text(self.feedback_path(record["key"]), text)
         keys = {record["key"] for record in records}
         for path in (self.root / "feedback").glob("*.md"):
