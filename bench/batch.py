@@ -87,6 +87,18 @@ def one_by_one_seconds(folder: Path, names: list[str], out: Path) -> float:
     return (time.perf_counter() - started) / len(names)
 
 
+def similarity_seconds(folder: Path, names: list[str]) -> dict:
+    """The students' files compared pair by pair (grader.batch.similarity, the default threshold), as
+    the batch does after grading: its cost apart from the grading."""
+    from grader.batch import similarity
+
+    started = time.perf_counter()
+    texts = [similarity.Submission(n, (folder / f"{n}.py").read_text(encoding="utf-8")) for n in names]
+    starter = labs.get("ch06").starter.read_text(encoding="utf-8")
+    found = similarity.pairs(texts, starter, similarity.DEFAULT_THRESHOLD)
+    return {"students": len(names), "seconds": round(time.perf_counter() - started, 2), "pairs": len(found)}
+
+
 def _first(folder: Path, names: list[str], into: Path) -> Path:
     """A class folder holding copies of the first students (batch input refuses symlinks)."""
     into.mkdir(parents=True)
@@ -98,7 +110,8 @@ def _first(folder: Path, names: list[str], into: Path) -> Path:
 def bench_batch(repeat: int, size: int = 200, sizes: tuple[int, ...] = SCALING_SIZES) -> dict:
     """A generated class through `grader batch` with 1 and N jobs, against in-process grading
     and against one `grader run` per student, and the first 50 to 400 of its students with N
-    jobs: the time must grow linearly. Then what the lab's hidden tests cost a batch.
+    jobs: the time must grow linearly. Then what the lab's hidden tests cost a batch, and the
+    comparison of every pair of students' files (similar submissions).
 
     One run of each (a run of 200 students is itself an average); the in-process figure
     grades the honest submissions (trusted code only) in the batch's chunks. Every prefix
@@ -134,6 +147,7 @@ def bench_batch(repeat: int, size: int = 200, sizes: tuple[int, ...] = SCALING_S
             runner.run_many(lab, chunk, isolation="in-process")
         in_process = (time.perf_counter() - started) / len(honest)
         walled = [json.loads((Path(tmp) / "out1" / "reports" / f"{n}.json").read_text())["duration_s"] for n in honest]
+        similar = similarity_seconds(folder, names[:size])
         hidden = hidden_tests_cost(_first(everyone, names[:HIDDEN_SIZE], Path(tmp) / "hidden"), Path(tmp), jobs)
     throughput = {n: size / t for n, t in times.items()}
     per_honest = sum(walled) / len(walled)
@@ -168,6 +182,7 @@ def bench_batch(repeat: int, size: int = 200, sizes: tuple[int, ...] = SCALING_S
             "linearity": round(per_student[largest] / per_student[smallest], 2),
         },
         "hidden_tests": hidden,
+        "similarity": similar,  # included in the batch's times above: the batch compares after grading
     }
 
 

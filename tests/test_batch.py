@@ -296,6 +296,7 @@ def test_shards_merge_into_the_single_runs_gradebook(graded_class, tmp_path):
     single = json.loads((out / "summary.json").read_text())
     combined = json.loads((merged / "summary.json").read_text())
     assert combined == single
+    assert (merged / "similarity.json").read_text() == (out / "similarity.json").read_text()
     assert sorted(p.name for p in (merged / "reports").iterdir()) == sorted(p.name for p in (out / "reports").iterdir())
     # The refusals: tests/test_batch_shards.py
 

@@ -78,3 +78,10 @@ def test_the_hidden_tests_cost_is_a_ratio_of_the_same_class_graded_with_and_with
         assert len(reports) == 2, name
         for report in reports:
             assert {t["tier"] for t in json.loads(report.read_text())["tests"]} == tiers, name
+
+
+def test_the_similarity_figure_compares_the_generated_class(tmp_path):
+    kinds = bench_batch.generate_class(tmp_path, 20)
+    figure = bench_batch.similarity_seconds(tmp_path, sorted(kinds))
+    # The class is built from copies: the reference's mutants are alike (each one bug apart)
+    assert figure["students"] == 20 and figure["pairs"] > 0 and figure["seconds"] > 0

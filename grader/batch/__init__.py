@@ -2,8 +2,9 @@
 
 ``run_batch`` finds the students (inputs), says what its folder holds (shards), records the
 ones that cannot be graded, grades the rest in parallel (jobs), and writes the gradebook,
-summary (outputs, gradebook) and each student's feedback (feedback). ``merge`` combines the
-folders of every shard into one, or refuses (shards.plan).
+summary (outputs, gradebook), each student's feedback (feedback) and the pairs of similar
+submissions (similarity). ``merge`` combines the folders of every shard into one, or refuses
+(shards.plan).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grader import atomic, limits
-from grader.batch import feedback, outputs, shards
+from grader.batch import feedback, outputs, shards, similarity
 from grader.batch.inputs import Entry, InputError, discover
 from grader.batch.jobs import grade_entries
 from grader.batch.outputs import OutputError, Outputs
@@ -49,9 +50,11 @@ def run_batch(
     hidden_feedback: str = feedback.DEFAULT_HIDDEN_FEEDBACK,
     on_start: Callable[[int], None] = lambda total: None,
     on_done: Callable[[Entry, dict], None] = lambda entry, record: None,
+    similarity_threshold: float | None = similarity.DEFAULT_THRESHOLD,
 ) -> BatchResult:
     """Grade every student in ``inputs`` into ``out_dir``; ``on_done`` hears of each student as it is recorded;
-    ``hidden_feedback``: what each student's feedback file says of the hidden tests (feedback.HIDDEN_FEEDBACK)."""
+    ``hidden_feedback``: what each student's feedback file says of the hidden tests (feedback.HIDDEN_FEEDBACK);
+    ``similarity_threshold``: the pairs of similar submissions to list (grader.batch.similarity); None: none."""
     jobs = jobs or os.cpu_count() or 1
     shard = shard or shards.WHOLE
     out = Outputs(out_dir, lab.id, _max_score(lab), lab.tests_sha256(), limits.in_force(lab.limits))
@@ -73,7 +76,9 @@ def run_batch(
                 to_grade.append(entry)
         grade_entries(lab, to_grade, out, jobs=min(jobs, max(len(to_grade), 1)), on_done=on_done)
     coverage = shards.coverage(shard.count, [shard.index])
-    summary = out.write_class_files(lab.title, coverage, hidden_feedback=hidden_feedback)
+    summary = out.write_class_files(
+        lab.title, coverage, hidden_feedback=hidden_feedback, similarity_threshold=similarity_threshold
+    )
     return BatchResult(len({e.student for e in entries}), len(to_grade), skipped, summary)
 
 
@@ -84,6 +89,7 @@ def merge(
     *,
     partial: bool = False,
     hidden_feedback: str = feedback.DEFAULT_HIDDEN_FEEDBACK,
+    similarity_threshold: float | None = similarity.DEFAULT_THRESHOLD,
 ) -> dict:
     """One gradebook and summary from the folders of every shard (each a ``grader batch --shard`` output).
 
@@ -108,5 +114,10 @@ def merge(
             continue
         if row.record.get("report"):
             atomic.write_text(out.report_path(key), (row.folder.path / row.record["report"]).read_text("utf-8"))
+        kept = outputs.file_path(row.folder.path, key)
+        if kept.is_file():  # the text graded, for the similarity of the whole class
+            atomic.write_text(out.file_path(key), kept.read_text(encoding="utf-8"))
         atomic.write_json(out.record_path(key), row.record)
-    return out.write_class_files(lab.title, plan.coverage, hidden_feedback=hidden_feedback)
+    return out.write_class_files(
+        lab.title, plan.coverage, hidden_feedback=hidden_feedback, similarity_threshold=similarity_threshold
+    )

@@ -5,7 +5,8 @@ the score, the submission's hash, the flags, the static read of the file (``code
 canonical report of a graded student sits beside it in ``reports/``. Everything here is
 computed from those files alone, so a resumed run and a merge of shards write exactly what
 one uninterrupted run would. The summary's parts come from their own modules: the reason
-for each score (reasons), the tests' item analysis (items), identical submissions (identical).
+for each score (reasons), the tests' item analysis (items), identical submissions (identical),
+and, computed by the caller from the kept texts, similar ones (similarity).
 """
 
 from __future__ import annotations
@@ -161,6 +162,7 @@ def summary(
     records: list[dict],
     reports: dict[str, dict],
     shards: dict | None = None,
+    similar: dict | None = None,
 ) -> dict:
     """The class at a glance: statuses, the score distribution, what the class missed and why each
     student lost points. ``records`` as ``explained`` returns them, ``reports`` by record key. The
@@ -168,6 +170,7 @@ def summary(
     about the tests.
 
     ``shards`` (grader.batch.shards.coverage) says which shards it holds when it is not the whole class.
+    ``similar`` (grader.batch.similarity.report), when the batch compared its students, goes in as it is.
     From a collection (grader collect), ``collected`` lists every student's commit and late work.
     """
     by_student = sorted(records, key=lambda r: r["student"])
@@ -208,6 +211,7 @@ def summary(
             if r["score"] < r["max_score"]
         ],
         "identical": same,
+        **({"similar": similar} if similar is not None else {}),
         "not_graded": [
             {"student": r["student"], "status": r["status"], "reason": r.get("reason", "")}
             for r in by_student
@@ -308,6 +312,36 @@ def _patterns(doc: dict) -> list[str]:
     return [*lines, ""]
 
 
+def _ranges(ranges: list[list[int]], shown: int = 4) -> str:
+    words = [f"{first}-{last}" if last > first else str(first) for first, last in ranges[:shown]]
+    return ", ".join(words) + (f" (+{len(ranges) - shown} more)" if len(ranges) > shown else "")
+
+
+def _similar(similar: dict, top: int) -> list[str]:
+    pairs = similar["pairs"]
+    lines = [
+        "## Similar submissions",
+        "",
+        f"{len(pairs)} pair{'s' * (len(pairs) != 1)} of the {similar['compared']} files compared share at least "
+        f"{similar['threshold'] * 100:g}% of one file's code (copydetect's winnowing, names and comments ignored, the "
+        "lab's starter left out); identical submissions are listed above, not here. Details in similarity.json.",
+        "",
+    ]
+    if similar["not_compared"]:
+        lines += [f"Not compared (their text is missing from files/): {_names(similar['not_compared'])}.", ""]
+    if pairs:
+        lines += ["| students | shared | tokens | lines |", "| --- | ---: | ---: | --- |"]
+        for pair in pairs[: top * 5]:
+            (a, b), (score_a, score_b) = pair["students"], pair["scores"]
+            names = f"{markdown(a, cell=True)}, {markdown(b, cell=True)}"
+            where = f"{_ranges(pair['lines'][0])} / {_ranges(pair['lines'][1])}"
+            lines.append(f"| {names} | {score_a:.0%} / {score_b:.0%} | {pair['token_overlap']} | {where} |")
+        if len(pairs) > top * 5:
+            lines.append(f"| ... {len(pairs) - top * 5} more in similarity.json | | | |")
+        lines.append("")
+    return lines
+
+
 def summary_markdown(doc: dict, *, top: int = 10) -> str:
     """summary.json for a person: what an instructor reads first."""
     lines = [f"# {doc['lab']}: {doc['lab_title']}", ""]
@@ -340,6 +374,8 @@ def summary_markdown(doc: dict, *, top: int = 10) -> str:
         lines += [f"- the same file: {_names(group)}" for group in same["same_file"]]
         lines += [f"- the same code, up to comments and whitespace: {_names(group)}" for group in same["same_code"]]
         lines.append("")
+    if "similar" in doc:
+        lines += _similar(doc["similar"], top)
     if same["untouched_starters"]:
         lines += [
             "## Untouched starters",

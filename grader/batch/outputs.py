@@ -7,8 +7,10 @@
     DIR/feedback/<id>.md     what the student is told: a solo `grader run` of their file in their copy of the
                              kit, the hidden tests as --hidden-feedback says; or why they were not graded
                              (grader.batch.feedback)
+    DIR/files/<id>.py        the text graded (as intake decoded it, in UTF-8), for the similarity of submissions
     DIR/grades.csv           the gradebook
     DIR/summary.json, summary.md
+    DIR/similarity.json      pairs of students whose code is unusually alike (grader.batch.similarity), unless off
 
 Every file is written atomically, and a record only after its report, so a batch
 killed at any instant leaves a folder that ``--resume`` or ``grader merge`` can trust.
@@ -19,10 +21,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from grader import __version__, atomic, labs
-from grader.batch import feedback, gradebook, sources
+from grader import __version__, atomic, intake, labs
+from grader.batch import feedback, gradebook, identical, similarity, sources
 from grader.batch.inputs import Entry
 from grader.kit import manifest
+from grader.verdicts import SubmissionError
 
 RECORD_SCHEMA = "labkit.batch-record/1"
 
@@ -51,6 +54,11 @@ def read_folder(root: Path) -> tuple[dict, dict[str, dict]]:
         if record.get("status") != "graded" or (root / str(record.get("report"))).is_file():
             records[path.stem] = record
     return about, records
+
+
+def file_path(root: Path, key: str) -> Path:
+    """Where a batch folder keeps the text of a graded student's file."""
+    return root / "files" / f"{key}.py"
 
 
 def _shard_words(about: dict) -> str:
@@ -94,6 +102,9 @@ class Outputs:
 
     def report_path(self, key: str) -> Path:
         return self.root / "reports" / f"{key}.json"
+
+    def file_path(self, key: str) -> Path:
+        return file_path(self.root, key)
 
     # -- one student -----------------------------------------------------------------------
 
@@ -151,11 +162,20 @@ class Outputs:
 
     def save_graded(self, entry: Entry, report: dict) -> dict:
         atomic.write_json(self.report_path(entry.key), report)
+        self._keep_text(entry)
         code = sources.describe_file(entry.path, labs.get(self.lab_id), labs.discover().values())
         return self._record(entry, "graded", "", report["score"], report["flags"], code)
 
+    def _keep_text(self, entry: Entry) -> None:
+        """The text graded, kept for the similarity of submissions: the staged file is gone after the batch."""
+        try:
+            atomic.write_text(self.file_path(entry.key), intake.read(entry.path).text)
+        except SubmissionError:  # graded, so intake took it; if not, there is no text to compare
+            self.file_path(entry.key).unlink(missing_ok=True)
+
     def save_status(self, entry: Entry, status: str, reason: str) -> dict:
         self.report_path(entry.key).unlink(missing_ok=True)  # an old report of a file no longer there
+        self.file_path(entry.key).unlink(missing_ok=True)
         return self._record(entry, status, reason)
 
     def forget_others(self, keep: set[str]) -> None:
@@ -164,6 +184,7 @@ class Outputs:
             if path.stem not in keep:
                 path.unlink()
                 self.report_path(path.stem).unlink(missing_ok=True)
+                self.file_path(path.stem).unlink(missing_ok=True)
 
     # -- the class -------------------------------------------------------------------------
 
@@ -186,11 +207,34 @@ class Outputs:
             if path.stem not in keys:
                 path.unlink()
 
+    def similarity(self, records: list[dict], threshold: float) -> dict:
+        """similarity.json's content: the graded on-time submissions' kept texts, the lab's starter as boilerplate."""
+        compared, not_compared = [], []
+        for record in records:
+            if record["status"] != "graded" or gradebook.is_late_work(record):
+                continue
+            try:
+                text = self.file_path(record["key"]).read_text(encoding="utf-8")
+            except OSError:
+                not_compared.append(record["student"])
+                continue
+            compared.append(similarity.Submission(record["student"], text))
+        starter_path = labs.get(self.lab_id).starter
+        starter = starter_path.read_text(encoding="utf-8") if starter_path.is_file() else None
+        same = identical.groups(records)
+        return similarity.report(compared, starter, threshold, same["same_file"] + same["same_code"], not_compared)
+
     def write_class_files(
-        self, lab_title: str, coverage: dict | None = None, *, hidden_feedback: str = feedback.DEFAULT_HIDDEN_FEEDBACK
+        self,
+        lab_title: str,
+        coverage: dict | None = None,
+        *,
+        hidden_feedback: str = feedback.DEFAULT_HIDDEN_FEEDBACK,
+        similarity_threshold: float | None = None,
     ) -> dict:
         """grades.csv, the summary and the feedback files from the records; ``coverage``: the shards held, if not
-        the whole class; ``hidden_feedback``: what the feedback says of the hidden tests (feedback.HIDDEN_FEEDBACK)."""
+        the whole class; ``hidden_feedback``: what the feedback says of the hidden tests (feedback.HIDDEN_FEEDBACK);
+        with ``similarity_threshold``, similarity.json and its section of the summary (None: neither)."""
         records = self.records()
         reports = {
             r["key"]: json.loads(self.report_path(r["key"]).read_text(encoding="utf-8"))
@@ -199,7 +243,12 @@ class Outputs:
         }
         self.write_feedback(records, reports, lab_title, hidden_feedback)
         records = gradebook.with_late_work(gradebook.explained(records, reports))
-        summary = gradebook.summary(self.lab_id, lab_title, self.max_score, records, reports, coverage)
+        similar = self.similarity(records, similarity_threshold) if similarity_threshold is not None else None
+        summary = gradebook.summary(self.lab_id, lab_title, self.max_score, records, reports, coverage, similar)
+        if similar is not None:
+            atomic.write_json(self.root / "similarity.json", similar)
+        else:  # turned off: no file from an earlier run that would seem to speak for this one
+            (self.root / "similarity.json").unlink(missing_ok=True)
         atomic.write_text(self.root / "grades.csv", gradebook.grades_csv(records))
         atomic.write_json(self.root / "summary.json", summary)
         atomic.write_text(self.root / "summary.md", gradebook.summary_markdown(summary))

@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from grader import batch
-from grader.batch import feedback
+from grader.batch import feedback, similarity
 from grader.cli.options import UsageProblem, lab_named, with_limits
 from grader.grading import runner
 
@@ -109,6 +109,16 @@ HIDDEN_FEEDBACK_OPTION = click.option(
     "scores (also the points earned), full (listed like the visible ones: after the due date).",
 )
 
+SIMILARITY_OPTION = click.option(
+    "--similarity-threshold",
+    "similarity_threshold",
+    default=str(similarity.DEFAULT_THRESHOLD),
+    show_default=True,
+    metavar="FLOAT|off",
+    help="List the pairs of students whose code is this alike (0 to 1: the share of one file found in the other), "
+    "in similarity.json and summary.md; off: compare nobody.",
+)
+
 
 @click.command("batch")
 @click.argument("submissions", nargs=-1, required=True, type=click.Path(path_type=Path))
@@ -121,15 +131,17 @@ HIDDEN_FEEDBACK_OPTION = click.option(
 @click.option("--shard", default=None, metavar="I/N", help="Grade only the I-th of N deterministic shards (1-based).")
 @click.option("--limit", "limits", multiple=True, metavar="NAME=VALUE", help="Override one of the lab's [limits].")
 @HIDDEN_FEEDBACK_OPTION
-def batch_command(submissions, lab_name, out_dir, jobs, resume, shard, limits, hidden_feedback):
+@SIMILARITY_OPTION
+def batch_command(submissions, lab_name, out_dir, jobs, resume, shard, limits, hidden_feedback, similarity_threshold):
     """Grade a whole class behind the wall: folders of .py files or of forks, or .zip files of either.
 
-    Writes OUT/grades.csv, OUT/reports/<student>.json, OUT/feedback/<student>.md, OUT/summary.json and
-    OUT/summary.md.
+    Writes OUT/grades.csv, OUT/reports/<student>.json, OUT/feedback/<student>.md, OUT/summary.json,
+    OUT/summary.md and OUT/similarity.json.
     Exit status 0 when every student was recorded (whatever their scores), 2 on a usage or
     infrastructure error, 130 when interrupted (continue with --resume).
     """
     lab = with_limits(lab_named(lab_name), limits)
+    threshold = _threshold(similarity_threshold)
     try:
         chosen = batch.Shard.parse(shard) if shard else None
     except ValueError as exc:
@@ -143,7 +155,7 @@ def batch_command(submissions, lab_name, out_dir, jobs, resume, shard, limits, h
     try:
         result = batch.run_batch(
             lab, list(submissions), out_dir, jobs=jobs, resume=resume, shard=chosen, hidden_feedback=hidden_feedback,
-            on_start=progress.start, on_done=progress.update,
+            on_start=progress.start, on_done=progress.update, similarity_threshold=threshold,
         )  # fmt: skip
     except (batch.InputError, batch.OutputError) as exc:
         raise UsageProblem(str(exc)) from None
@@ -158,6 +170,13 @@ def batch_command(submissions, lab_name, out_dir, jobs, resume, shard, limits, h
     click.echo(_final_screen(result, out_dir, time.monotonic() - started))
 
 
+def _threshold(text: str) -> float | None:
+    try:
+        return similarity.parse_threshold(text)
+    except similarity.ThresholdError as exc:
+        raise UsageProblem(str(exc)) from None
+
+
 @click.command("merge")
 @click.argument("shard_dirs", nargs=-1, required=True, type=click.Path(file_okay=False, exists=True, path_type=Path))
 @click.option("--lab", "lab_name", required=True, help="Lab id, e.g. ch06.")
@@ -170,7 +189,8 @@ def batch_command(submissions, lab_name, out_dir, jobs, resume, shard, limits, h
     help="Merge even without every shard: their students are listed as not graded, and the summary says so.",
 )
 @HIDDEN_FEEDBACK_OPTION
-def merge_command(shard_dirs, lab_name, out_dir, partial, hidden_feedback):
+@SIMILARITY_OPTION
+def merge_command(shard_dirs, lab_name, out_dir, partial, hidden_feedback, similarity_threshold):
     """Combine the output folders of every `grader batch --shard I/N` run into one gradebook and summary.
 
     Exit status 0 when merged; 1, with the reason and nothing written, when the folders are not
@@ -178,8 +198,12 @@ def merge_command(shard_dirs, lab_name, out_dir, partial, hidden_feedback):
     split, other inputs, another lab or kit); 2 on a usage error.
     """
     lab = lab_named(lab_name)
+    threshold = _threshold(similarity_threshold)
     try:
-        summary = batch.merge(lab, list(shard_dirs), out_dir, partial=partial, hidden_feedback=hidden_feedback)
+        summary = batch.merge(
+            lab, list(shard_dirs), out_dir, partial=partial, hidden_feedback=hidden_feedback,
+            similarity_threshold=threshold,
+        )  # fmt: skip
     except batch.ShardError as exc:
         raise _Refused(str(exc)) from None
     except batch.OutputError as exc:

@@ -1,0 +1,170 @@
+"""Pairs of students whose code is unusually alike: copydetect's winnowing (MOSS's), the starter left out.
+
+Each file is tokenized as Python with names, strings and comments blanked (so renaming a variable
+changes nothing), cut into k-grams of tokens and winnowed into fingerprints by copydetect; the
+fingerprints of the lab's pristine starter are boilerplate, removed from every file, so that the
+code every student was given makes no two students alike. A pair's two scores are the share of
+each file's remaining code that the other file holds too; a pair is reported when either reaches
+the threshold (a short file copied into a longer one is high on one side only), with at least
+MIN_TOKEN_OVERLAP characters of filtered code in common.
+
+Pairs already listed as identical (grader.batch.identical: the same file, or the same code up to
+comments and whitespace) are left out here: they would score 1 and say nothing more. Late work
+(from a collection) is left out too: it is the same student's work again. Everything is computed
+from the texts the batch keeps (outputs: ``files/<key>.py``), so a resume or a merge writes what one
+run would.
+"""
+
+from __future__ import annotations
+
+import bisect
+import io
+import itertools
+import re
+from dataclasses import dataclass
+
+SCHEMA = "labkit.batch-similarity/1"
+# 0.8: far above honest work and below an edited copy. ch06's two engines written apart from the
+# reference share 23% and 19% of their code (tests/test_similarity.py); a copy of one with names changed
+# and functions swapped shares over 99%, which leaves room for a copy edited further before it is missed.
+DEFAULT_THRESHOLD = 0.8
+NOISE_TOKENS = 25  # k: a run of fewer filtered characters in common is noise (copydetect's default)
+GUARANTEE_TOKENS = 25  # a run this long in common is always found (copydetect's default): window 1
+# A pair must share at least this many filtered characters: a share of a tiny file (a starter with one
+# method filled in) is a few lines everyone writes alike, not a copy.
+MIN_TOKEN_OVERLAP = 100
+LANGUAGE = "python"
+
+
+class ThresholdError(ValueError):
+    """A threshold that is not a number from 0 to 1."""
+
+
+def parse_threshold(text: str) -> float | None:
+    """A threshold from the command line: a number from 0 to 1, or ``off`` (None: no similarity)."""
+    if text.strip().lower() == "off":
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0 <= value <= 1:  # also refuses nan
+        raise ThresholdError(f"--similarity-threshold takes a number from 0 to 1, or off; got {text!r}")
+    return value
+
+
+@dataclass(frozen=True)
+class Submission:
+    student: str
+    text: str
+
+
+def fingerprint(text: str, boilerplate=None):
+    from copydetect import CodeFingerprint  # imported only when a batch compares: it pulls in matplotlib
+
+    return CodeFingerprint(
+        "submission.py",
+        k=NOISE_TOKENS,
+        win_size=GUARANTEE_TOKENS - NOISE_TOKENS + 1,
+        boilerplate=boilerplate,
+        language=LANGUAGE,
+        fp=io.StringIO(text),
+    )
+
+
+def boilerplate(starter: str | None):
+    """Every k-gram hash of the starter (window 1, as copydetect does for its boilerplate files)."""
+    import numpy as np
+
+    if not starter:
+        return None
+    from copydetect import CodeFingerprint
+
+    starter_print = CodeFingerprint(
+        "starter.py", k=NOISE_TOKENS, win_size=1, language=LANGUAGE, fp=io.StringIO(starter)
+    )
+    return np.unique(np.array(sorted(starter_print.hashes)))
+
+
+def line_ranges(text: str, starts, ends) -> list[list[int]]:
+    """Character slices of ``text`` as 1-based inclusive line ranges, sorted, overlapping and touching ones joined."""
+    newlines = [match.start() for match in re.finditer("\n", text)]
+    ranges = []
+    for start, end in sorted(zip((int(s) for s in starts), (int(e) for e in ends), strict=True)):
+        first = bisect.bisect_left(newlines, start) + 1  # the newlines before it, plus one
+        last = bisect.bisect_left(newlines, max(end - 1, start)) + 1
+        if ranges and first <= ranges[-1][1] + 1:
+            ranges[-1][1] = max(ranges[-1][1], last)
+        else:
+            ranges.append([first, last])
+    return ranges
+
+
+def _compare(first, second, threshold: float) -> dict | None:
+    """copydetect's comparison of two fingerprints, if it reaches the threshold."""
+    from copydetect import compare_files
+
+    overlap, scores, slices = compare_files(first, second)
+    if overlap < MIN_TOKEN_OVERLAP or max(scores) < threshold:
+        return None
+    return {
+        "scores": [round(float(score), 4) for score in scores],
+        "token_overlap": int(overlap),
+        "lines": [line_ranges(first.raw_code, *slices[0]), line_ranges(second.raw_code, *slices[1])],
+    }
+
+
+def pairs(
+    submissions: list[Submission],
+    starter: str | None,
+    threshold: float,
+    *,
+    skip: set[frozenset[str]] = frozenset(),
+) -> list[dict]:
+    """The pairs of ``submissions`` at or above ``threshold`` (either score), apart from those in ``skip``;
+    the highest first, then by the two students."""
+    starter_hashes = boilerplate(starter)
+    ordered = sorted(submissions, key=lambda s: s.student)
+    # Each distinct text is fingerprinted, and each pair of distinct texts compared, once: a class
+    # holds many copies of the same file (untouched starters, a file passed around).
+    distinct = list(dict.fromkeys(s.text for s in ordered))
+    index = {text: i for i, text in enumerate(distinct)}
+    prints = [fingerprint(text, starter_hashes) for text in distinct]
+    compared: dict[tuple[int, int], dict | None] = {}
+    found = []
+    for first, second in itertools.combinations(ordered, 2):
+        if frozenset((first.student, second.student)) in skip:
+            continue
+        texts = (index[first.text], index[second.text])
+        if texts not in compared:
+            compared[texts] = _compare(prints[texts[0]], prints[texts[1]], threshold)
+        if compared[texts] is not None:
+            found.append({"students": [first.student, second.student], **compared[texts]})
+    return sorted(found, key=lambda p: (-max(p["scores"]), p["students"]))
+
+
+def identical_pairs(groups: list[list[str]]) -> set[frozenset[str]]:
+    """Every pair within the groups grader.batch.identical found."""
+    return {frozenset(pair) for group in groups for pair in itertools.combinations(group, 2)}
+
+
+def report(
+    submissions: list[Submission],
+    starter: str | None,
+    threshold: float,
+    identical_groups: list[list[str]],
+    not_compared: list[str],
+) -> dict:
+    """similarity.json: the settings, who was compared and who was not, and the pairs found."""
+    return {
+        "schema": SCHEMA,
+        "method": "copydetect (winnowing), the lab's starter as boilerplate",
+        "threshold": threshold,
+        "noise_tokens": NOISE_TOKENS,
+        "guarantee_tokens": GUARANTEE_TOKENS,
+        "min_token_overlap": MIN_TOKEN_OVERLAP,
+        "compared": len(submissions),
+        "not_compared": sorted(not_compared),  # graded, but their text is not in files/ (deleted by hand)
+        "identical_left_out": True,
+        "pairs": pairs(submissions, starter, threshold, skip=identical_pairs(identical_groups)),
+    }

@@ -1,0 +1,197 @@
+"""Similar submissions (grader.batch.similarity): a copy with names changed and code moved is found,
+honest independent work is not, and the lab's starter never makes two students alike.
+
+The class is written for the test: one of the independent correct files and a copy of it with
+variables renamed and functions reordered; the other independent file; the reference and a bug
+put into it; two near-empty submissions (the starter with one different method each). The pair
+functions run on the texts alone; one small batch checks what `grader batch` and `grader merge` write.
+"""
+
+import io
+import json
+import tokenize
+
+import pytest
+from click.testing import CliRunner
+
+from grader import labs
+from grader.batch import similarity
+from grader.cli import main
+from tests import instructor
+from tests.mutation import apply, catalogue, reference_source
+
+LAB = "ch06"
+RENAMES = {"_arr": "as_array", "_sum_to_shape": "unbroadcast", "_canonical_axes": "normal_axes", "g": "upstream"}
+TODO = (
+    "raise NotImplementedError('Task 1: Value, the scalar engine - implement Value.{} (handout: labs/ch06/README.md)')"
+)
+
+
+def _independent(name: str) -> str:
+    (path,) = [p for p in instructor.submissions(LAB) if p.stem == name]
+    return path.read_text(encoding="utf-8")
+
+
+def _renamed(text: str) -> str:
+    tokens = [
+        (t.type, RENAMES.get(t.string, t.string) if t.type == tokenize.NAME else t.string)
+        for t in tokenize.generate_tokens(io.StringIO(text).readline)
+    ]
+    return tokenize.untokenize(tokens)
+
+
+def _reordered(text: str) -> str:
+    """Two module-level helpers swapped: harmless, as both are defined before any call."""
+    a, b, c = (text.index(f"def {name}(") for name in ("_arr", "_sum_to_shape", "_canonical_axes"))
+    return text[:a] + text[b:c] + text[a:b] + text[c:]
+
+
+def _filled(starter: str, method: str, body: str) -> str:
+    filled = starter.replace(TODO.format(method), body, 1)
+    assert filled != starter, method
+    return filled
+
+
+@pytest.fixture(scope="module")
+def texts() -> dict[str, str]:
+    starter = labs.get(LAB).starter.read_text(encoding="utf-8")
+    original = _independent("correct_functional")
+    return {
+        "orla": original,
+        "colm": _renamed(_reordered(original)),
+        "ada": _independent("correct_alt_style"),
+        "rex": reference_source(LAB),
+        "mia": apply(reference_source(LAB), catalogue(LAB)[0]),
+        "nina": _filled(
+            starter, "__init__", "self.data = float(data)\n        self.grad = 0.0\n        self._prev = _parents"
+        ),
+        "ned": _filled(starter, "exp", "out = Value(math.exp(self.data), (self,), 'exp')\n        return out"),
+    }
+
+
+def _submissions(texts: dict[str, str]) -> list[similarity.Submission]:
+    return [similarity.Submission(student, text) for student, text in texts.items()]
+
+
+def _found(pairs: list[dict]) -> set[frozenset[str]]:
+    return {frozenset(p["students"]) for p in pairs}
+
+
+def test_the_copy_is_found_and_honest_work_is_not(texts):
+    starter = labs.get(LAB).starter.read_text(encoding="utf-8")
+    pairs = similarity.pairs(_submissions(texts), starter, similarity.DEFAULT_THRESHOLD)
+    assert _found(pairs) == {frozenset({"orla", "colm"}), frozenset({"rex", "mia"})}
+    copy = next(p for p in pairs if set(p["students"]) == {"orla", "colm"})
+    assert copy["students"] == ["colm", "orla"]  # in order of the ids
+    assert min(copy["scores"]) >= 0.9 and copy["token_overlap"] > 1000
+    for student, ranges in zip(copy["students"], copy["lines"], strict=True):
+        lines = texts[student].count("\n") + 1
+        assert ranges and all(1 <= first <= last <= lines for first, last in ranges)
+        assert all(a[1] + 1 < b[0] for a, b in zip(ranges, ranges[1:], strict=False))  # sorted, apart
+    assert [max(p["scores"]) for p in pairs] == sorted((max(p["scores"]) for p in pairs), reverse=True)
+    honest = similarity.pairs(_submissions({k: texts[k] for k in ("orla", "ada")}), starter, 0)
+    assert max(honest[0]["scores"]) < 0.5  # written apart, the same engine: well under the threshold
+
+
+def test_the_starter_alone_makes_no_two_students_alike(texts):
+    near_empty = _submissions({k: texts[k] for k in ("nina", "ned")})
+    starter = labs.get(LAB).starter.read_text(encoding="utf-8")
+    assert _found(similarity.pairs(near_empty, None, similarity.DEFAULT_THRESHOLD)) == {frozenset({"nina", "ned"})}
+    assert similarity.pairs(near_empty, starter, 0) == []
+
+
+def test_a_few_lines_in_common_are_not_a_copy(texts):
+    """nina's own code is a few lines, most of them in ada's too: a high share of a tiny file."""
+    starter = labs.get(LAB).starter.read_text(encoding="utf-8")
+    subs = _submissions({k: texts[k] for k in ("nina", "ada")})
+    fingerprints = [similarity.fingerprint(s.text, similarity.boilerplate(starter)) for s in subs]
+    from copydetect import compare_files
+
+    overlap, scores, _ = compare_files(*fingerprints)
+    assert max(scores) >= 0.5 and 0 < overlap < similarity.MIN_TOKEN_OVERLAP
+    assert similarity.pairs(subs, starter, 0.5) == []
+
+
+def test_identical_pairs_are_left_to_identical():
+    text = reference_source(LAB)
+    subs = _submissions({"a": text, "b": text, "c": text.replace("\nclass ", "\n# mine\nclass ")})
+    assert len(similarity.pairs(subs, None, 0.8)) == 3
+    skip = similarity.identical_pairs([["a", "b"]])
+    assert _found(similarity.pairs(subs, None, 0.8, skip=skip)) == {frozenset("ac"), frozenset("bc")}
+
+
+def test_line_ranges_join_touching_slices():
+    text = "a\nb\nc\nd\ne\n"
+    assert similarity.line_ranges(text, [4, 0, 8], [5, 3, 9]) == [[1, 3], [5, 5]]
+
+
+@pytest.mark.parametrize("bad", ["1.5", "-0.1", "nan", "high", ""])
+def test_a_bad_threshold_is_refused_in_one_line(bad, tmp_path):
+    with pytest.raises(similarity.ThresholdError):
+        similarity.parse_threshold(bad)
+    for command in (["batch", str(tmp_path)], ["merge", str(tmp_path)]):
+        result = CliRunner().invoke(
+            main, [*command, "--lab", LAB, "--out", str(tmp_path / "out"), "--similarity-threshold", bad]
+        )
+        assert result.exit_code == 2
+        assert result.output.strip().count("\n") == 0 and "--similarity-threshold" in result.output
+    assert not (tmp_path / "out").exists()
+
+
+def test_threshold_words():
+    assert similarity.parse_threshold("off") is None and similarity.parse_threshold("0.75") == 0.75
+    assert similarity.parse_threshold("0") == 0 and similarity.parse_threshold("1") == 1
+
+
+def test_batch_and_merge_write_the_similar_pairs(texts, tmp_path):
+    root = tmp_path / "class"
+    root.mkdir()
+    for student in ("orla", "colm", "ada", "nina", "ned"):
+        (root / f"{student}.py").write_text(texts[student], encoding="utf-8")
+    (root / "tess.py").write_text(texts["orla"], encoding="utf-8")  # orla's file: identical, not listed here
+    (root / "pat.py").write_text(labs.get(LAB).starter.read_text(encoding="utf-8"))  # the starter untouched
+    out = tmp_path / "out"
+    result = CliRunner().invoke(main, ["batch", str(root), "--lab", LAB, "--out", str(out), "--jobs", "2"])
+    assert result.exit_code == 0, result.output
+    assert (out / "files" / "colm.py").read_text(encoding="utf-8") == texts["colm"]
+    found = json.loads((out / "similarity.json").read_text())
+    assert found["threshold"] == similarity.DEFAULT_THRESHOLD and found["compared"] == 7
+    assert [p["students"] for p in found["pairs"]] == [["colm", "orla"], ["colm", "tess"]]
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["similar"] == found and summary["identical"]["same_file"] == [["orla", "tess"]]
+    markdown = (out / "summary.md").read_text()
+    section = markdown.split("## Similar submissions")[1].split("\n## ")[0]
+    assert "| colm, orla |" in section and "| colm, tess |" in section and "ada" not in section
+
+    merged = tmp_path / "merged"
+    result = CliRunner().invoke(main, ["merge", str(out), "--lab", LAB, "--out", str(merged)])
+    assert result.exit_code == 0, result.output
+    assert json.loads((merged / "similarity.json").read_text()) == found
+    stricter = tmp_path / "stricter"
+    result = CliRunner().invoke(
+        main, ["merge", str(out), "--lab", LAB, "--out", str(stricter), "--similarity-threshold", "0.999"]
+    )
+    assert result.exit_code == 0, result.output
+    assert json.loads((stricter / "similarity.json").read_text())["pairs"] == []
+    off = tmp_path / "off"
+    result = CliRunner().invoke(
+        main, ["merge", str(out), "--lab", LAB, "--out", str(off), "--similarity-threshold", "off"]
+    )
+    assert result.exit_code == 0, result.output
+    assert not (off / "similarity.json").exists() and "similar" not in json.loads((off / "summary.json").read_text())
+    assert "Similar submissions" not in (off / "summary.md").read_text()
+
+
+def test_a_folder_without_kept_texts_says_who_was_not_compared(texts, tmp_path):
+    """A graded student whose kept text is gone: the merge lists them as not compared."""
+    root = tmp_path / "class"
+    root.mkdir()
+    (root / "ada.py").write_text(texts["ada"], encoding="utf-8")
+    out = tmp_path / "out"
+    assert CliRunner().invoke(main, ["batch", str(root), "--lab", LAB, "--out", str(out)]).exit_code == 0
+    (out / "files" / "ada.py").unlink()
+    merged = tmp_path / "merged"
+    assert CliRunner().invoke(main, ["merge", str(out), "--lab", LAB, "--out", str(merged)]).exit_code == 0
+    found = json.loads((merged / "similarity.json").read_text())
+    assert found["not_compared"] == ["ada"] and found["compared"] == 0
+    assert "Not compared" in (merged / "summary.md").read_text()
