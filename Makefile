@@ -118,7 +118,7 @@ bench: venv sandbox
 	$(BIN)/python -m bench
 
 # A whole class behind the wall (see README, "A whole class").
-batch: venv sandbox
+batch: dev-venv sandbox  # the developers' extras hold the instructor's (copydetect)
 	@test -n "$(LAB)" -a -n "$(SUBMISSIONS)" -a -n "$(OUT)" || { echo "usage: make batch LAB=ch06 SUBMISSIONS='dir or .zip ...' OUT=dir [JOBS=N] [RESUME=1] [SHARD=I/N]" >&2; exit 2; }
 	$(BIN)/grader batch $(SUBMISSIONS) --lab $(LAB) --out $(OUT) $(if $(JOBS),--jobs $(JOBS),) $(if $(RESUME),--resume,) $(if $(SHARD),--shard $(SHARD),)
 # end of instructor only

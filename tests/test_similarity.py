@@ -138,6 +138,27 @@ def test_a_bad_threshold_is_refused_in_one_line(bad, tmp_path):
     assert not (tmp_path / "out").exists()
 
 
+def test_without_copydetect_a_batch_that_would_compare_refuses_before_grading(tmp_path, monkeypatch):
+    """copydetect is the instructor's extra: a kit installed as a student's is told how to get it, or to turn
+    similarity off, in one line and before anyone is graded."""
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "copydetect" else real(name, *a))
+    (tmp_path / "class").mkdir()
+    (tmp_path / "class" / "alice.py").write_text(reference_source(LAB))
+    refused = CliRunner().invoke(main, ["batch", str(tmp_path / "class"), "--lab", LAB, "--out", str(tmp_path / "out")])
+    assert refused.exit_code == 2 and refused.output.strip().count("\n") == 0, refused.output
+    assert "copydetect" in refused.output and "--similarity-threshold off" in refused.output
+    assert not (tmp_path / "out").exists()
+    off = ["--similarity-threshold", "off", "--jobs", "1"]
+    graded = CliRunner().invoke(
+        main, ["batch", str(tmp_path / "class"), "--lab", LAB, "--out", str(tmp_path / "out"), *off]
+    )
+    assert graded.exit_code == 0, graded.output
+    assert (tmp_path / "out" / "grades.csv").is_file() and not (tmp_path / "out" / "similarity.json").exists()
+
+
 def test_threshold_words():
     assert similarity.parse_threshold("off") is None and similarity.parse_threshold("0.75") == 0.75
     assert similarity.parse_threshold("0") == 0 and similarity.parse_threshold("1") == 1

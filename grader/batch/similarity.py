@@ -37,7 +37,19 @@ LANGUAGE = "python"
 
 
 class ThresholdError(ValueError):
-    """A threshold that is not a number from 0 to 1."""
+    """A threshold that is not a number from 0 to 1, or similarity asked for without copydetect installed."""
+
+
+def require_library() -> None:
+    """ThresholdError, saying how to install it, when copydetect (the instructor's extra) is not installed:
+    checked before a batch grades anyone, so that its end does not fail."""
+    import importlib.util
+
+    if importlib.util.find_spec("copydetect") is None:
+        raise ThresholdError(
+            "similar submissions need copydetect, the kit's instructor extra: run `make dev` (or "
+            "`.venv/bin/pip install 'copydetect>=0.5'`), or pass --similarity-threshold off"
+        )
 
 
 def parse_threshold(text: str) -> float | None:

@@ -172,7 +172,10 @@ def batch_command(submissions, lab_name, out_dir, jobs, resume, shard, limits, h
 
 def _threshold(text: str) -> float | None:
     try:
-        return similarity.parse_threshold(text)
+        threshold = similarity.parse_threshold(text)
+        if threshold is not None:
+            similarity.require_library()
+        return threshold
     except similarity.ThresholdError as exc:
         raise UsageProblem(str(exc)) from None
 
