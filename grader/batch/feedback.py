@@ -21,10 +21,11 @@ from __future__ import annotations
 import re
 
 from grader.batch import shards
-from grader.report import table
+from grader.grading.runner import TestResult
+from grader.labs import Task
+from grader.report import outcome_counts, table, task_summary
 from grader.report.exports import counted, tier_of
 from grader.report.text import code_span, markdown, points, visible
-from grader.verdicts import OUTCOMES
 
 HIDDEN_FEEDBACK = ("count", "scores", "full")
 DEFAULT_HIDDEN_FEEDBACK = "count"
@@ -36,20 +37,12 @@ def student_view(report: dict) -> dict:
     """``report`` as the student's own copy of the kit would have written it: without the hidden tests,
     each task's and the lab's score, counts and outcome over the visible tests alone."""
     tests = [t for t in report["tests"] if tier_of(t) == "visible"]
-    tasks = []
-    for task in report["tasks"]:
-        mine = [t for t in tests if t["task"] == task["id"]]
-        tasks.append(
-            {
-                "id": task["id"],
-                "title": task["title"],
-                "score": points(sum(t["points"] for t in mine)),
-                "max_score": points(sum(t["max_points"] for t in mine)),
-                "passed": sum(t["outcome"] == "passed" for t in mine),
-                "tests": len(mine),
-            }
-        )
-    counts = {outcome: sum(t["outcome"] == outcome for t in tests) for outcome in OUTCOMES}
+    results = [TestResult(**t) for t in tests]  # a report's test has a TestResult's fields, by name
+    tasks = [
+        task_summary(Task(task["id"], task["title"]), [r for r in results if r.task == task["id"]])
+        for task in report["tasks"]
+    ]
+    counts = outcome_counts(results)
     return {
         **report,
         "tests": tests,

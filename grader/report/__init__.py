@@ -47,6 +47,11 @@ def task_summary(task: Task, results: list[TestResult]) -> dict:
     return summary
 
 
+def outcome_counts(results: list[TestResult]) -> dict[str, int]:
+    """How many of ``results`` have each outcome, every outcome named (the report's ``counts``)."""
+    return {outcome: sum(r.outcome == outcome for r in results) for outcome in verdicts.OUTCOMES}
+
+
 def _line_count(impl: Implementation) -> int | None:
     """The lines of the file under test, which a test's ``line`` must be one of; None for the reference
     package (several files: a line alone names none of them) and for a file intake refuses."""
@@ -77,10 +82,7 @@ def build_report(
     score = sum(r.points for r in results)
     max_score = sum(r.max_points for r in results)
     line_count = _line_count(impl)
-    counts = {
-        outcome: sum(r.outcome == outcome for r in results)
-        for outcome in ("passed", "failed", "error", "timeout", "crashed", "not_run")
-    }
+    counts = outcome_counts(results)
     document = {
         "schema": SCHEMA,
         "lab": lab.id,
