@@ -26,7 +26,7 @@ REPORT = reports/$(LAB)-$(if $(filter mine ref,$(IMPL)),$(IMPL),$(basename $(not
 # instructor only
 # The student edition (grader/kit/edition.py) leaves out each part like this one, from its
 # "instructor only" line to its "end of instructor only" line: what a student cannot run there.
-.PHONY: setup dev dev-venv lint format starters bench batch
+.PHONY: setup dev dev-venv browser lint format starters bench batch
 # end of instructor only
 
 help:
@@ -34,10 +34,10 @@ help:
 	@echo "make test                             run the kit's own tests"
 	@echo "make grade [CH=06|LAB=id]             grade behind the wall, as CI on your fork does: LAB, or the labs you changed (reports/ci)"
 # instructor only
-	@echo "make dev                              the developers' tools in .venv (ruff, pytest-xdist) and the sandbox"
+	@echo "make dev                              the developers' tools in .venv (ruff, pytest-xdist), the sandbox and Chromium"
 	@echo "make lint | format | starters         ruff checks, ruff formatting, regenerate starters from references"
 	@echo "make bench                            the benchmark suite (bench/results.json)"
-	@echo "make batch LAB=ch06 SUBMISSIONS=DIR OUT=DIR [JOBS=N] [RESUME=1] [SHARD=I/N]   grade a class"
+	@echo "make batch LAB=ch06 SUBMISSIONS=DIR OUT=DIR [JOBS=N] [RESUME=1] [SHARD=I/N] [ONLY='id ...']   grade a class"
 # end of instructor only
 
 # .venv, made, repaired (its python gone, no pip) and filled with what grading needs by
@@ -56,7 +56,17 @@ DEV_READY := $(VENV)/.labkit-dev-installed
 dev-venv:
 	@$(call installed,$(DEV_READY)) || $(INSTALL) --dev
 
-dev setup: dev-venv sandbox
+dev setup: dev-venv sandbox browser
+
+# The kit's tests open the class report in a real browser: Chromium, a system package, installed
+# here as root with apt-get (without its recommended packages: a headless browser needs none of them).
+# Where it cannot be, the report's browser test is skipped with the reason, except in CI, where it fails.
+browser:
+	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    { apt-get install -y -qq --no-install-recommends chromium || { apt-get update -qq && apt-get install -y -qq --no-install-recommends chromium; }; } >/dev/null 2>&1 \
+	      && echo "installed chromium, for the class report's browser test" || echo "could not install chromium: run apt-get install chromium as root"; \
+	  else echo "chromium is not installed: the class report's browser test needs it (sudo apt-get install chromium)"; fi; }
 # end of instructor only
 
 # The wall's sandbox is bubblewrap, a system package: installed here as root with apt-get,
@@ -93,7 +103,7 @@ endif
 
 # 4 workers on any machine: the red team spends most of its time waiting for time limits.
 # The kit's tests, and each lab's instructor folder (its figures' tests: labs/<id>/instructor/test_figures.py).
-test: dev-venv sandbox
+test: dev-venv sandbox browser
 	$(BIN)/python -m pytest -n 4 --dist loadscope --durations=15 tests labs/*/instructor
 
 # LAB on your starter.py behind the wall, or the labs whose starter.py you changed (every lab if none),
@@ -119,6 +129,6 @@ bench: venv sandbox
 
 # A whole class behind the wall (see README, "A whole class").
 batch: dev-venv sandbox  # the developers' extras hold the instructor's (copydetect)
-	@test -n "$(LAB)" -a -n "$(SUBMISSIONS)" -a -n "$(OUT)" || { echo "usage: make batch LAB=ch06 SUBMISSIONS='dir or .zip ...' OUT=dir [JOBS=N] [RESUME=1] [SHARD=I/N]" >&2; exit 2; }
-	$(BIN)/grader batch $(SUBMISSIONS) --lab $(LAB) --out $(OUT) $(if $(JOBS),--jobs $(JOBS),) $(if $(RESUME),--resume,) $(if $(SHARD),--shard $(SHARD),)
+	@test -n "$(LAB)" -a -n "$(SUBMISSIONS)" -a -n "$(OUT)" || { echo "usage: make batch LAB=ch06 SUBMISSIONS='dir or .zip ...' OUT=dir [JOBS=N] [RESUME=1] [SHARD=I/N] [ONLY='id ...']" >&2; exit 2; }
+	$(BIN)/grader batch $(SUBMISSIONS) --lab $(LAB) --out $(OUT) $(if $(JOBS),--jobs $(JOBS),) $(if $(RESUME),--resume,) $(if $(SHARD),--shard $(SHARD),) $(foreach s,$(ONLY),--only $(s))
 # end of instructor only

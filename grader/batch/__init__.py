@@ -1,7 +1,8 @@
 """Instructor batch grading: a whole class behind the wall, resumable, shardable, with a class report.
 
 ``run_batch`` finds the students (inputs), says what its folder holds (shards), records the
-ones that cannot be graded, grades the rest in parallel (jobs), and writes the gradebook,
+ones that cannot be graded, grades the rest in parallel (jobs) or, asked for some students
+only, regrades them in the folder it already holds (shards.regrade), and writes the gradebook,
 summary (outputs, gradebook), each student's feedback (feedback) and the pairs of similar
 submissions (similarity). ``merge`` combines the folders of every shard into one, or refuses
 (shards.plan).
@@ -10,7 +11,7 @@ submissions (similarity). ``merge`` combines the folders of every shard into one
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,11 +20,11 @@ from grader.batch import feedback, outputs, shards, similarity
 from grader.batch.inputs import Entry, InputError, discover
 from grader.batch.jobs import grade_entries
 from grader.batch.outputs import OutputError, Outputs
-from grader.batch.shards import Shard, ShardError
+from grader.batch.shards import RegradeError, Shard, ShardError
 from grader.grading import runner, scratch
 from grader.labs import Lab
 
-__all__ = ["BatchResult", "InputError", "OutputError", "Shard", "ShardError", "merge", "run_batch"]
+__all__ = ["BatchResult", "InputError", "OutputError", "RegradeError", "Shard", "ShardError", "merge", "run_batch"]
 
 
 @dataclass
@@ -51,31 +52,47 @@ def run_batch(
     on_start: Callable[[int], None] = lambda total: None,
     on_done: Callable[[Entry, dict], None] = lambda entry, record: None,
     similarity_threshold: float | None = similarity.DEFAULT_THRESHOLD,
+    only: Sequence[str] = (),
 ) -> BatchResult:
     """Grade every student in ``inputs`` into ``out_dir``; ``on_done`` hears of each student as it is recorded;
     ``hidden_feedback``: what each student's feedback file says of the hidden tests (feedback.HIDDEN_FEEDBACK);
-    ``similarity_threshold``: the pairs of similar submissions to list (grader.batch.similarity); None: none."""
+    ``similarity_threshold``: the pairs of similar submissions to list (grader.batch.similarity); None: none.
+    ``only``: regrade these students (and their late work) in the batch ``out_dir`` already holds, whatever
+    their records say, and leave everyone else as it is (shards.regrade; RegradeError if it cannot be)."""
     jobs = jobs or os.cpu_count() or 1
-    shard = shard or shards.WHOLE
     out = Outputs(out_dir, lab.id, _max_score(lab), lab.tests_sha256(), limits.in_force(lab.limits))
     with scratch.temporary("batch") as unpacked:
         entries = discover(inputs, lab.id, unpacked)
-        # The whole roster, before anyone is graded: a shard killed at any time still says what it is.
-        out.open(resume=resume, about=shards.describe(lab.id, out.kit, shard, entries, out.limits))
-        entries = shard.select(entries)
-        out.forget_others({e.key for e in entries})
+        if only:
+            about, entries = shards.regrade(outputs.read_folder(out_dir)[0], entries, only, out.kit, out.limits)
+            held = shards.shard_of(about) or shards.WHOLE
+            if shard is not None and shard != held:
+                raise RegradeError(f"{out_dir} holds shard {held}, not {shard}: regrade with --shard {held} or none")
+            shard = held
+            out.open(resume=True, about=about)
+            out.forget_others({s["key"] for s in about["roster"]})  # a regraded student's late work now gone
+        else:
+            shard = shard or shards.WHOLE
+            # The whole roster, before anyone is graded: a shard killed at any time still says what it is.
+            about = shards.describe(lab.id, out.kit, shard, entries, out.limits)
+            out.open(resume=resume, about=about)
+            entries = shard.select(entries)
+            out.forget_others({e.key for e in entries})
         on_start(len(entries))
         to_grade, skipped = [], 0
         for entry in entries:
             if entry.status != "ok":
                 on_done(entry, out.save_status(entry, entry.status, entry.reason))
-            elif resume and out.is_current(entry):
+            elif resume and not only and out.is_current(entry):
                 skipped += 1
                 on_done(entry, out.load_record(entry))
             else:
                 to_grade.append(entry)
         grade_entries(lab, to_grade, out, jobs=min(jobs, max(len(to_grade), 1)), on_done=on_done)
     coverage = shards.coverage(shard.count, [shard.index])
+    merged = about.get("merged", {})
+    if merged.get("partial"):  # a regrade in a partial merge: still not the whole class
+        coverage = shards.coverage(merged["count"], merged["present"])
     summary = out.write_class_files(
         lab.title, coverage, hidden_feedback=hidden_feedback, similarity_threshold=similarity_threshold
     )

@@ -27,6 +27,10 @@ class ShardError(Exception):
     """The folders do not make the one whole class asked for: a one-line reason (exit status 1)."""
 
 
+class RegradeError(Exception):
+    """``grader batch --only`` cannot regrade those students in that folder: a one-line reason (a usage error)."""
+
+
 @dataclass(frozen=True)
 class Shard:
     index: int  # 1-based, like a job array's task number
@@ -56,10 +60,9 @@ class Shard:
 WHOLE = Shard(1, 1)
 
 
-def describe(lab_id: str, kit: dict, shard: Shard, entries: list[Entry], limits: dict | None = None) -> dict:
-    """``batch.json`` of a batch of ``shard`` over ``entries``, every student the inputs hold, graded
-    under ``limits`` (grader.limits.in_force)."""
-    roster = [
+def roster_of(entries: list[Entry]) -> list[dict]:
+    """The roster ``batch.json`` keeps of ``entries``: each with its intake status and its file's sha256."""
+    return [
         {
             "student": e.student,
             "key": e.key,
@@ -70,13 +73,18 @@ def describe(lab_id: str, kit: dict, shard: Shard, entries: list[Entry], limits:
         }
         for e in sorted(entries, key=lambda e: (e.student, e.key))
     ]
+
+
+def describe(lab_id: str, kit: dict, shard: Shard, entries: list[Entry], limits: dict | None = None) -> dict:
+    """``batch.json`` of a batch of ``shard`` over ``entries``, every student the inputs hold, graded
+    under ``limits`` (grader.limits.in_force)."""
     return {
         "schema": SCHEMA,
         "lab": lab_id,
         "kit": kit,
         "shard": {"index": shard.index, "count": shard.count},
         "limits": limits,
-        "roster": roster,
+        "roster": roster_of(entries),
     }
 
 
@@ -252,3 +260,54 @@ def plan(folders: list[Folder], lab_id: str, kit: dict, *, partial: bool = False
     # A partial merge must never pass for a whole class (1/1) in a later merge.
     merged.about["merged"] = {"count": count, "present": sorted(by_index), "partial": merged.coverage is not None}
     return merged
+
+
+def regrade(about: dict, entries: list[Entry], students: Sequence[str], kit: dict, limits: dict | None) -> tuple:
+    """What ``grader batch --only`` regrades: ``about`` (the folder's batch.json) with the roster's entries of
+    ``students`` taken from ``entries`` (the whole input, read again), and those students' entries in the
+    folder's shard. Everyone else keeps the roster entry and the record the folder has, so the gradebook stays
+    one kit's, under one set of limits, and a merge still sees one class. RegradeError when that cannot be:
+    a student not in the folder's class or not in the inputs, another kit or other limits than the folder's,
+    or, in one shard of a split, a student whose file changed (the other shards' rosters would no longer agree:
+    regrade in the merged folder)."""
+    if about.get("kit") != kit or about.get("limits") != limits:
+        what = "another kit" if about.get("kit") != kit else "other limits"
+        raise RegradeError(
+            f"the folder was graded by {what} than this run's: a gradebook is graded by one, so regrade everyone "
+            "with --resume (or give the folder's --limit values)"
+        )
+    roster = about.get("roster") or []
+    in_class = {s["student"] for s in roster}
+    in_inputs = {e.student for e in entries}
+    chosen = set(students)
+    unknown = sorted(chosen - in_class)
+    if unknown:
+        raise RegradeError(
+            f"not in this folder's class: {', '.join(map(repr, unknown[:5]))}; "
+            "grade students the folder does not hold with --resume"
+        )
+    gone = sorted(chosen - in_inputs)
+    if gone:
+        raise RegradeError(f"not in the inputs given: {', '.join(map(repr, gone[:5]))}; give the class's submissions")
+    fresh = roster_of([e for e in entries if e.student in chosen])
+    new_roster = sorted(
+        [s for s in roster if s["student"] not in chosen] + fresh, key=lambda s: (s["student"], s["key"])
+    )
+    shard = shard_of(about) or WHOLE
+    if shard.count > 1:
+        old = [s for s in roster if s["student"] in chosen]
+        if sorted(old, key=lambda s: s["key"]) != sorted(fresh, key=lambda s: s["key"]):
+            changed = sorted({s["student"] for s in old + fresh if (s in old) != (s in fresh)})
+            raise RegradeError(
+                f"shard {shard} of a split: the inputs changed for {', '.join(map(repr, changed[:5]))}, which the "
+                "other shards' rosters would not agree with; merge the shards, then regrade in the merged folder"
+            )
+    held = {s["key"] for position, s in enumerate(new_roster) if shard.holds(position)}
+    mine = [e for e in entries if e.student in chosen and e.key in held]
+    elsewhere = sorted(chosen - {e.student for e in mine})
+    if elsewhere:
+        raise RegradeError(
+            f"{', '.join(map(repr, elsewhere[:5]))} {'is' if len(elsewhere) == 1 else 'are'} in another shard "
+            f"than this folder's {shard}"
+        )
+    return {**about, "roster": new_roster}, mine

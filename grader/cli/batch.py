@@ -56,16 +56,21 @@ class _Progress:
             self.bar = None
 
 
-def _final_screen(result: batch.BatchResult, out: Path, elapsed: float) -> str:
+def _final_screen(result: batch.BatchResult, out: Path, elapsed: float, regraded: tuple[str, ...] = ()) -> str:
     summary = result.summary
     dist = summary["distribution"]
     statuses = ", ".join(f"{n} {s}" for s, n in summary["statuses"].items()) or "no students"
     part = summary.get("shards")
     shard = f" (shard {part['present'][0]}/{part['count']})" if part else ""
-    lines = [
-        f"{summary['lab']}{shard}: {result.students} students ({statuses}) in {elapsed:.1f} s; "
-        f"graded now {result.graded_now}, up to date {result.skipped}",
-    ]
+    if regraded:
+        who = ", ".join(sorted(set(regraded)))
+        first = f"regraded {who} in {elapsed:.1f} s; the class: {summary['students']} students ({statuses})"
+    else:
+        first = (
+            f"{result.students} students ({statuses}) in {elapsed:.1f} s; "
+            f"graded now {result.graded_now}, up to date {result.skipped}"
+        )
+    lines = [f"{summary['lab']}{shard}: {first}"]
     if dist["count"]:
         lines.append(
             f"scores: mean {dist['mean_percent']:g}%, median {dist['median_percent']:g}%, "
@@ -130,9 +135,19 @@ SIMILARITY_OPTION = click.option(
 @click.option("--resume", is_flag=True, help="Continue a batch in --out: grade only what is missing or changed.")
 @click.option("--shard", default=None, metavar="I/N", help="Grade only the I-th of N deterministic shards (1-based).")
 @click.option("--limit", "limits", multiple=True, metavar="NAME=VALUE", help="Override one of the lab's [limits].")
+@click.option(
+    "--only",
+    "only",
+    multiple=True,
+    metavar="STUDENT",
+    help="Regrade this student (repeat the option for more) in the batch --out already holds, from the same "
+    "inputs, whatever their record says; everyone else is left as graded. The class files are written again.",
+)
 @HIDDEN_FEEDBACK_OPTION
 @SIMILARITY_OPTION
-def batch_command(submissions, lab_name, out_dir, jobs, resume, shard, limits, hidden_feedback, similarity_threshold):
+def batch_command(
+    submissions, lab_name, out_dir, jobs, resume, shard, limits, only, hidden_feedback, similarity_threshold
+):
     """Grade a whole class behind the wall: folders of .py files or of forks, or .zip files of either.
 
     Writes OUT/grades.csv, OUT/reports/<student>.json, OUT/feedback/<student>.md, OUT/summary.json,
@@ -155,9 +170,9 @@ def batch_command(submissions, lab_name, out_dir, jobs, resume, shard, limits, h
     try:
         result = batch.run_batch(
             lab, list(submissions), out_dir, jobs=jobs, resume=resume, shard=chosen, hidden_feedback=hidden_feedback,
-            on_start=progress.start, on_done=progress.update, similarity_threshold=threshold,
+            on_start=progress.start, on_done=progress.update, similarity_threshold=threshold, only=only,
         )  # fmt: skip
-    except (batch.InputError, batch.OutputError) as exc:
+    except (batch.InputError, batch.OutputError, batch.RegradeError) as exc:
         raise UsageProblem(str(exc)) from None
     except KeyboardInterrupt:
         progress.close()  # before the message, so the bar does not overwrite it
@@ -167,7 +182,7 @@ def batch_command(submissions, lab_name, out_dir, jobs, resume, shard, limits, h
         sys.exit(130)
     finally:
         progress.close()
-    click.echo(_final_screen(result, out_dir, time.monotonic() - started))
+    click.echo(_final_screen(result, out_dir, time.monotonic() - started, regraded=only))
 
 
 def _threshold(text: str) -> float | None:
