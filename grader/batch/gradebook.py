@@ -17,7 +17,7 @@ import statistics
 from collections import Counter
 
 from grader.batch import identical, items, reasons
-from grader.report.text import code_span, markdown
+from grader.report.text import code_span, markdown, spreadsheet_cell
 
 HISTOGRAM_BINS = 10  # percent bands of 10 points; 100% has its own band
 SCHEMA = "labkit.batch-summary/2"
@@ -112,7 +112,7 @@ def grades_csv(records: list[dict]) -> str:
 
 def _cell(text: str) -> str:
     """A spreadsheet must not run a cell as a formula (CSV injection through a folder name)."""
-    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+    return spreadsheet_cell(text)
 
 
 def _distribution(scores: list[float], max_score: float) -> dict:

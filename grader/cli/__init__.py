@@ -23,6 +23,7 @@ class _LazyGroup(click.Group):
         "batch": "batch:batch_command",
         "merge": "batch:merge_command",
         "collect": "collect:collect_command",
+        "export": "export:export_command",
         "ci": "ci:ci_command",
         "verify": "integrity:verify",
         "manifest": "integrity:manifest_command",

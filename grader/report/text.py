@@ -46,6 +46,13 @@ def for_terminal(value) -> str:
     return _NOT_FOR_A_TERMINAL.sub(escape, text)
 
 
+def spreadsheet_cell(value) -> str:
+    """Text a spreadsheet shows as text, never runs as a formula (CSV injection): a leading = + - @, tab or
+    carriage return gets a ' before it."""
+    text = as_text(value)
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+
+
 def markdown(value, *, cell: bool = False) -> str:
     """Text that renders as itself in Markdown: punctuation escaped, lines joined (with <br> in a table cell)."""
     lines = _MARKDOWN.sub(r"\\\1", visible(value)).splitlines()

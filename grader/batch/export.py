@@ -1,0 +1,198 @@
+"""``grader export``: read a batch folder, the class roster, the late policy and the overrides, check them all,
+then write the LMS file, ``OUT/final_grades.json`` and a line of ``OUT/audit.jsonl``.
+
+Everything is read and checked before anything is written (``prepare``), so bad input leaves the folder as
+it was. The grades themselves are grader.batch.final_grades's, the file's shape grader.batch.lms's.
+"""
+
+from __future__ import annotations
+
+import getpass
+import hashlib
+import json
+import os
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+
+from grader import atomic
+from grader.batch import final_grades, gradebook, late, lms, outputs, overrides, roster
+
+AUDIT = "audit.jsonl"
+FINAL_GRADES = "final_grades.json"
+
+
+class ExportError(Exception):
+    """Input grader export cannot use: one line saying why (exit status 2, nothing written)."""
+
+
+@dataclass(frozen=True)
+class Request:
+    out: Path
+    format: str
+    roster: Path
+    assignment: str | None = None  # default: the lab id
+    assignment_id: str | None = None
+    output: Path | None = None  # default: OUT/gradebook-<format>.csv
+    policy: late.LatePolicy | None = None
+    due: str | None = None
+    submission_times: Path | None = None
+    missing_as_zero: bool = False
+
+
+@dataclass
+class Prepared:
+    request: Request
+    output: Path
+    text: str
+    doc: dict
+    audit: dict
+    warnings: list[str] = field(default_factory=list)
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _user() -> str:
+    try:
+        return getpass.getuser()
+    except (OSError, KeyError):  # no login name, no passwd entry (a container): the uid says who
+        return f"uid {os.getuid()}"
+
+
+def _batch(root: Path) -> tuple[str, dict[str, dict], dict[str, dict]]:
+    """The batch folder's lab, its records (late work folded) by student, and its reports by record key."""
+    try:
+        about, by_key = outputs.read_folder(root)
+        reports = {
+            key: json.loads((root / record["report"]).read_text(encoding="utf-8"))
+            for key, record in by_key.items()
+            if record.get("status") == final_grades.GRADED
+        }
+    except outputs.OutputError as exc:
+        raise ExportError(str(exc)) from None
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise ExportError(f"{root} holds a record or report that cannot be read: {exc}") from None
+    if not by_key:
+        raise ExportError(f"{root} holds no student's record: grade the class with grader batch first")
+    records = {r["student"]: r for r in gradebook.with_late_work(list(by_key.values()))}
+    return str(about.get("lab", "")), records, reports
+
+
+def _lms_lateness(request: Request, members: list[roster.Member]) -> dict[str, int]:
+    """How late each student handed in by the LMS's times (the roster's submitted_at, or --submission-times);
+    none without a late policy (the roster's column is then left unused; a file of times asks for one)."""
+    times = {m.student: (m.submitted_at, f"{request.roster.name}, line {m.line}") for m in members if m.submitted_at}
+    if request.submission_times is not None:
+        try:
+            header, rows = roster.read_table(request.submission_times, "student,submitted_at")
+        except roster.RosterError as exc:
+            raise ExportError(str(exc)) from None
+        student_col = roster.column(header, roster.STUDENT_HEADERS)
+        time_col = roster.column(header, roster.SUBMITTED_HEADERS)
+        if student_col is None or time_col is None:
+            raise ExportError(f"{request.submission_times.name}, line 1: want the columns student,submitted_at")
+        for line, row in rows:
+            student, moment = roster.cell(row, student_col), roster.cell(row, time_col)
+            if moment:
+                times[student] = (moment, f"{request.submission_times.name}, line {line}")
+    if not times:
+        return {}
+    if request.policy is None and request.submission_times is None:
+        return {}  # a roster's submitted_at column, where no late policy applies: nothing to take off
+    if request.policy is None:
+        raise ExportError("submission times are given but no late policy: add --late-per-day (or [late] per_day)")
+    if request.due is None:
+        raise ExportError("submission times are given but no due time: add --due (or [late] due in the course file)")
+    due = late.due_time(request.due)
+    lateness = {}
+    for student, (moment, where) in times.items():
+        try:
+            lateness[student] = late.seconds_late(moment, due)
+        except late.PolicyError as exc:
+            raise ExportError(f"{where}: {exc}") from None
+    return lateness
+
+
+def _check_roster_for(format: str, members: list[roster.Member], name: str) -> None:
+    if format == "moodle":
+        absent = next((m for m in members if not m.lms_id), None)
+        if absent is not None:
+            raise ExportError(
+                f"{name}, line {absent.line}: student {absent.student!r} has no LMS id, which Moodle needs"
+            )
+    if format == "canvas":
+        absent = next((m for m in members if not (m.lms_id or m.sis_user_id or m.sis_login_id)), None)
+        if absent is not None:
+            raise ExportError(
+                f"{name}, line {absent.line}: student {absent.student!r} has no LMS id nor SIS id, "
+                "which Canvas needs to find them"
+            )
+
+
+def prepare(request: Request, *, now: datetime | None = None) -> Prepared:
+    """Everything the export writes, computed; ExportError on the first input that cannot be used."""
+    lab, records, reports = _batch(request.out)
+    try:
+        members = roster.read_class(request.roster)
+    except roster.RosterError as exc:
+        raise ExportError(str(exc)) from None
+    _check_roster_for(request.format, members, request.roster.name)
+    lms_late = _lms_lateness(request, members)
+    max_score = next(iter(records.values()))["max_score"]
+    overrides_path = request.out / overrides.FILE
+    try:
+        found = overrides.read(overrides_path)
+        tests = {
+            student: {t["id"]: t["max_points"] for t in reports[record["key"]]["tests"]}
+            for student, record in records.items()
+            if record["key"] in reports
+        }
+        overrides.check(found, {m.student for m in members}, tests, max_score)
+    except overrides.OverrideError as exc:
+        raise ExportError(str(exc)) from None
+    entries = []
+    for member in members:
+        record = records.get(member.student)
+        report = reports.get(record["key"]) if record else None
+        mine = [o for o in found if o.student == member.student]
+        entries.append(
+            final_grades.entry(
+                member,
+                record,
+                report,
+                mine,
+                request.policy,
+                lms_late.get(member.student),
+                max_score,
+                request.missing_as_zero,
+            )  # fmt: skip
+        )
+    listed = {m.student for m in members}
+    extra = [final_grades.not_on_roster(r) for student, r in sorted(records.items()) if student not in listed]
+    moment = (now or datetime.now(timezone.utc)).isoformat(timespec="seconds")
+    doc = final_grades.document(lab, max_score, entries, extra, request.policy, moment)
+    output = request.output or request.out / f"gradebook-{request.format}.csv"
+    assignment = request.assignment or lab
+    text = lms.render(request.format, entries, extra, assignment, request.assignment_id, max_score)
+    audit = final_grades.audit_line(
+        time=moment,
+        user=_user(),
+        format=request.format,
+        output=str(output),
+        roster_sha256=_sha256(request.roster),
+        overrides_sha256=_sha256(overrides_path) if overrides_path.exists() else None,
+        doc=doc,
+    )
+    warnings = [f"graded but not on the roster (not exported): {e['student']}" for e in extra]
+    return Prepared(request, output, text, doc, audit, warnings)
+
+
+def write(prepared: Prepared) -> None:
+    """The LMS file, final_grades.json, and the audit line appended (each export adds one)."""
+    out = prepared.request.out
+    atomic.write_text(prepared.output, prepared.text)
+    atomic.write_json(out / FINAL_GRADES, prepared.doc)
+    with (out / AUDIT).open("a", encoding="utf-8") as audit:
+        audit.write(json.dumps(prepared.audit, sort_keys=True) + "\n")

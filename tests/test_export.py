@@ -1,0 +1,353 @@
+"""grader export (grader.batch.export, lms, final_grades, late, overrides): a real small class graded by
+`grader batch`, then exported for Canvas, Moodle and as the full CSV with a roster, a late policy and
+overrides; the late policy and the overrides as pure functions on their edge cases; bad input refused in
+one line, nothing written."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from grader.batch import final_grades, late, lms, overrides, roster
+from grader.cli import main
+from tests.mutation import apply, catalogue, reference_source
+
+LAB = "ch06"
+FORMULA = "=cmd"  # a student id a spreadsheet would run as a formula
+ROSTER = (
+    "Student ID,Full Name,LMS ID,Section,submitted_at\n"
+    "ana,Ana A,101,S1,2026-12-01T23:00:00Z\n"
+    f'{FORMULA},"=HYPERLINK(""http://x"")",102,S1,2026-12-03T00:00:00Z\n'  # 24 h 1 min late: 2 days
+    "blank,Blank B,103,S2,\n"
+    "zed,Zed Z,104,S2,\n"  # no submission
+)
+DUE = "2026-12-01T23:59:00Z"
+POLICY = ["--late-per-day", "10", "--late-cap", "50", "--late-grace", "15m", "--due", DUE]
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory) -> Path:
+    """A class of ch06 graded by a real `grader batch`: a correct file, a buggy one (whose id is a formula),
+    an empty file (invalid), and a student the roster does not list; returns the batch's folder."""
+    root = tmp_path_factory.mktemp("export")
+    folder = root / "class"
+    folder.mkdir()
+    (folder / "ana.py").write_text(reference_source(LAB))
+    (folder / f"{FORMULA}.py").write_text(apply(reference_source(LAB), catalogue(LAB)[0]))
+    (folder / "blank.py").write_text("")
+    (folder / "extra.py").write_text(reference_source(LAB))
+    out = root / "out"
+    args = ["batch", str(folder), "--lab", LAB, "--out", str(out), "--jobs", "2", "--similarity-threshold", "off"]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    return out
+
+
+@pytest.fixture
+def out(graded, tmp_path) -> Path:
+    """A fresh copy of the graded folder, so that each test's overrides and audit trail are its own."""
+    copy = tmp_path / "out"
+    copy.mkdir()
+    for path in graded.rglob("*"):
+        if path.is_file():
+            target = copy / path.relative_to(graded)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(path.read_bytes())
+    (tmp_path / "roster.csv").write_text(ROSTER)
+    return copy
+
+
+def _export(out: Path, *args: str, roster_path: Path | None = None):
+    roster_path = roster_path or out.parent / "roster.csv"
+    return CliRunner().invoke(main, ["export", str(out), "--roster", str(roster_path), *args])
+
+
+def _report(out: Path, student: str) -> dict:
+    record = json.loads((out / "records" / f"{_key(out, student)}.json").read_text())
+    return json.loads((out / record["report"]).read_text())
+
+
+def _key(out: Path, student: str) -> str:
+    for path in (out / "records").glob("*.json"):
+        if json.loads(path.read_text())["student"] == student:
+            return path.stem
+    raise KeyError(student)
+
+
+def _rows(path: Path) -> list[list[str]]:
+    return list(csv.reader(io.StringIO(path.read_text(encoding="utf-8"))))
+
+
+# -- the formats ------------------------------------------------------------------------------------------------
+
+
+def test_canvas_has_its_header_the_points_possible_row_and_one_row_per_roster_student(out):
+    result = _export(out, "--format", "canvas", "--assignment", "Lab 6", "--assignment-id", "4242")
+    assert result.exit_code == 0, result.output
+    rows = _rows(out / "gradebook-canvas.csv")
+    assert rows[0] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "Lab 6 (4242)"]
+    max_score = _report(out, "ana")["max_score"]
+    assert rows[1] == ["    Points Possible", "", "", "", "", f"{max_score:g}"]
+    assert [r[1] for r in rows[2:]] == ["101", "102", "103", "104"]  # the roster's order, nobody else
+    ana, formula, blank, zed = rows[2:]
+    assert ana == ["Ana A", "101", "", "", "S1", f"{max_score:g}"]
+    assert formula[0] == '\'=HYPERLINK("http://x")'  # written as text, never run
+    assert blank[5] == "0"  # handed in, not graded: a zero
+    assert zed[5] == ""  # no submission: missing, not zero
+    assert "extra" in result.output  # graded but not on the roster: warned about
+
+
+def test_missing_as_zero_gives_the_student_with_no_submission_zero(out):
+    result = _export(out, "--format", "canvas", "--missing-as-zero")
+    assert result.exit_code == 0, result.output
+    rows = _rows(out / "gradebook-canvas.csv")
+    assert rows[0][-1] == LAB  # the assignment is named after the lab by default
+    assert rows[-1][:2] == ["Zed Z", "104"] and rows[-1][5] == "0"
+
+
+def test_a_student_late_by_the_lms_loses_the_policys_penalty_in_its_own_column(out):
+    result = _export(out, "--format", "csv", *POLICY)
+    assert result.exit_code == 0, result.output
+    rows = {r["student"]: r for r in csv.DictReader(io.StringIO((out / "gradebook-csv.csv").read_text()))}
+    score = _report(out, FORMULA)["score"]
+    late_row = rows["'" + FORMULA]  # the id escaped as well
+    assert late_row["status"] == "late" and late_row["late_by"] == "24:01:00"
+    assert float(late_row["graded_score"]) == score
+    assert float(late_row["late_penalty"]) == pytest.approx(score * 0.2)  # 24 h 1 min: 2 days begun
+    assert float(late_row["final_score"]) == pytest.approx(score * 0.8)
+    ana = rows["ana"]
+    assert ana["status"] == "graded" and ana["late_penalty"] == "0" and ana["final_score"] == ana["graded_score"]
+    assert rows["blank"]["status"] == "invalid" and rows["blank"]["final_score"] == "0" and rows["blank"]["reason"]
+    assert rows["zed"]["status"] == "missing" and rows["zed"]["final_score"] == ""
+    assert rows["extra"]["status"] == "not-on-roster"  # after the roster's students, in the csv format only
+    assert list(rows) == ["ana", "'" + FORMULA, "blank", "zed", "extra"]
+
+
+def test_moodle_has_an_identifier_the_grade_and_feedback(out):
+    email_roster = out.parent / "emails.csv"
+    email_roster.write_text("login,email,name\nana,ana@uni.example,Ana\nzed,zed@uni.example,Zed\n")
+    result = _export(out, "--format", "moodle", "--assignment", "Lab 6", roster_path=email_roster)
+    assert result.exit_code == 0, result.output
+    max_score = _report(out, "ana")["max_score"]
+    assert _rows(out / "gradebook-moodle.csv") == [
+        ["Email address", "Lab 6", "Feedback"],
+        ["ana@uni.example", f"{max_score:g}", ""],
+        ["zed@uni.example", "", ""],
+    ]
+
+
+def test_an_override_changes_the_grade_and_leaves_an_audit_line(out):
+    report = _report(out, FORMULA)
+    lost = next(t for t in report["tests"] if t["points"] < t["max_points"])
+    (out / "overrides.csv").write_text(
+        "student,target,points,reason,who\n"
+        f"{FORMULA},{lost['id']},{lost['max_points']},regrade: the test was wrong,prof\n"
+        "zed,total,5,excused in part,ta1\n"
+    )
+    result = _export(out, "--format", "csv", *POLICY)
+    assert result.exit_code == 0, result.output
+    doc = json.loads((out / "final_grades.json").read_text())
+    by_student = {e["student"]: e for e in doc["students"]}
+    regraded = by_student[FORMULA]
+    fixed = report["score"] + lost["max_points"] - lost["points"]
+    assert regraded["graded_score"] == pytest.approx(fixed)  # the test's points replaced, before the penalty
+    assert regraded["final"] == pytest.approx(fixed * 0.8)
+    assert regraded["overrides"] == [
+        {"target": lost["id"], "points": lost["max_points"], "reason": "regrade: the test was wrong", "who": "prof",
+         "was": lost["points"]},
+    ]  # fmt: skip
+    assert by_student["zed"]["final"] == 5 and by_student["zed"]["status"] == "missing"
+    audit = [json.loads(line) for line in (out / "audit.jsonl").read_text().splitlines()]
+    assert len(audit) == 1
+    line = audit[0]
+    assert line["format"] == "csv" and line["user"] and line["time"].endswith("+00:00")
+    assert len(line["roster_sha256"]) == 64 and len(line["overrides_sha256"]) == 64
+    adjusted = {a["student"]: a for a in line["adjusted"]}
+    assert sorted(adjusted) == sorted([FORMULA, "zed"])
+    assert adjusted[FORMULA]["late_penalty"] == pytest.approx(fixed * 0.2)
+    assert adjusted["zed"]["overrides"][0]["who"] == "ta1"
+    assert _export(out, "--format", "canvas").exit_code == 0
+    assert len((out / "audit.jsonl").read_text().splitlines()) == 2  # each export appends its line
+
+
+def test_a_course_file_gives_the_policy_and_the_command_line_wins(out):
+    course = out.parent / "course.toml"
+    course.write_text(f'[late]\nper_day = 25\ncap = 50\ngrace = "15m"\ndue = "{DUE}"\n')
+    assert _export(out, "--format", "csv", "--course", str(course)).exit_code == 0
+    by_student = {e["student"]: e for e in json.loads((out / "final_grades.json").read_text())["students"]}
+    assert by_student[FORMULA]["late_penalty"] == pytest.approx(by_student[FORMULA]["graded_score"] * 0.5)  # capped
+    assert _export(out, "--format", "csv", "--course", str(course), "--late-per-day", "5").exit_code == 0
+    by_student = {e["student"]: e for e in json.loads((out / "final_grades.json").read_text())["students"]}
+    assert by_student[FORMULA]["late_penalty"] == pytest.approx(by_student[FORMULA]["graded_score"] * 0.1)
+
+
+def test_submission_times_from_a_file_of_the_lms(out):
+    times = out.parent / "times.csv"
+    times.write_text(f"student,submitted_at\nana,2026-12-02T00:14:00Z\n{FORMULA},2026-12-01T12:00:00+01:00\n")
+    plain = out.parent / "plain.csv"
+    plain.write_text("student,lms_id\nana,1\n" + f"{FORMULA},2\n")
+    result = _export(out, "--format", "csv", "--submission-times", str(times), roster_path=plain)
+    assert result.exit_code == 2 and "submission times are given but no late policy" in result.output
+    args = ["--format", "csv", "--submission-times", str(times), "--late-per-day", "10", "--due", DUE]
+    assert _export(out, *args, roster_path=plain).exit_code == 0
+    by_student = {e["student"]: e for e in json.loads((out / "final_grades.json").read_text())["students"]}
+    assert by_student["ana"]["late_by"] == "0:15:00" and by_student["ana"]["late_penalty"] > 0  # no grace given
+    assert by_student[FORMULA]["late_penalty"] == 0 and by_student[FORMULA]["status"] == "graded"  # early
+    result = _export(out, *args, "--late-grace", "15m", roster_path=plain)
+    assert result.exit_code == 0
+    by_student = {e["student"]: e for e in json.loads((out / "final_grades.json").read_text())["students"]}
+    assert by_student["ana"]["late_penalty"] == 0 and by_student["ana"]["status"] == "graded"  # within the grace
+    assert by_student["ana"]["late_by"] == "0:15:00"  # shown all the same
+
+
+# -- bad input: one line, exit 2, nothing written ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("roster_text", "args", "overrides_text", "message"),
+    [
+        (b"student,name\nana,A\nana,B\n", [], None, "roster.csv, line 3: student 'ana' is already on line 2"),
+        (b"name,section\nA,S1\n", [], None, "roster.csv, line 1: the header has no column for a student id"),
+        (b"student,name\nal\xe9,A\n", [], None, "roster.csv is not UTF-8 text (byte 0xe9 at line 2)"),
+        (None, ["--late-per-day", "150"], None, "the late per-day percentage must be a number from 0 to 100"),
+        (None, ["--late-per-day", "10", "--late-grace", "soon"], None, "'soon' is not a duration"),
+        (None, ["--late-cap", "20"], None, "a late policy needs its percentage per day"),
+        (None, ["--late-per-day", "10"], None, "submission times are given but no due time"),
+        (None, POLICY, "student,target,points,reason,who\nnobody,total,1,r,w\n", "line 2: student 'nobody' is not"),
+        (None, POLICY, "student,target,points,reason,who\nana,test_nope,1,r,w\n", "line 2: the report of 'ana' has no"),
+        (None, POLICY, "student,target,points,reason,who\nana,total,1000,r,w\n", "line 2: 1000 points for 'total'"),
+        (None, POLICY, "student,target,points,reason,who\nana,total,1,,w\n", "line 2: the reason is empty"),
+        (None, POLICY, "student,target,points,reason,who\nana,total,1,r,w\nzed,total,x,r,w\n", "line 3: the points"),
+        (None, POLICY, "student,target,points,reason,who\nzed,test_x,1,r,w\n", "line 2: student 'zed' has no graded"),
+        (None, POLICY, "student,target,points,reason,who\nana,total,1,r,\n", "line 2: the who is empty"),
+        (None, POLICY, "student,points,reason,who\nana,1,r,w\n", "overrides.csv, line 1: the header has no column"),
+    ],
+)
+def test_bad_input_is_refused_in_one_line_and_nothing_is_written(out, roster_text, args, overrides_text, message):
+    if roster_text is not None:
+        (out.parent / "roster.csv").write_bytes(roster_text)
+    if overrides_text is not None:
+        (out / "overrides.csv").write_text(overrides_text)
+    before = sorted(p.name for p in out.iterdir())
+    result = _export(out, "--format", "csv", *args)
+    assert result.exit_code == 2, result.output
+    assert result.output.startswith("grader: error: ") and result.output.count("\n") == 1, result.output
+    assert message in result.output
+    assert sorted(p.name for p in out.iterdir()) == before  # no gradebook, no final_grades.json, no audit line
+
+
+def test_a_folder_that_is_no_batch_a_missing_roster_and_a_bad_course_file_are_refused(out, tmp_path):
+    result = _export(tmp_path, "--format", "canvas")
+    assert result.exit_code == 2 and "is not a batch folder (no batch.json)" in result.output
+    result = _export(out, "--format", "canvas", roster_path=tmp_path / "nope.csv")
+    assert result.exit_code == 2 and "cannot read the roster" in result.output
+    course = tmp_path / "course.toml"
+    for text, message in (("[late]\nper_dya = 10\n", "[late] has no key 'per_dya'"), ("[late\n", "not a TOML file")):
+        course.write_text(text)
+        result = _export(out, "--format", "canvas", "--course", str(course))
+        assert result.exit_code == 2 and message in result.output, result.output
+    assert not (out / "final_grades.json").exists() and not (out / "audit.jsonl").exists()
+
+
+# -- the late policy: pure ---------------------------------------------------------------------------------------
+
+RULE = late.policy(10, 50, "15m")
+
+
+@pytest.mark.parametrize(
+    ("seconds", "days", "percent"),
+    [
+        (None, 0, 0),
+        (-3600, 0, 0),  # early
+        (0, 0, 0),  # exactly on time
+        (15 * 60, 0, 0),  # the last second of the grace period
+        (15 * 60 + 1, 1, 10),  # past it: lateness counts from the due time, a day begun is a day
+        (late.DAY, 1, 10),
+        (late.DAY + 1, 2, 20),
+        (4 * late.DAY + 1, 5, 50),
+        (30 * late.DAY, 30, 50),  # capped
+    ],
+)
+def test_the_late_policy_counts_days_begun_past_the_grace_and_caps_the_penalty(seconds, days, percent):
+    assert late.days_late(seconds, RULE) == days
+    assert late.penalty_percent(seconds, RULE) == percent
+    assert late.penalty_points(80, seconds, RULE) == pytest.approx(80 * percent / 100)
+
+
+@pytest.mark.parametrize(("text", "seconds"), [("15m", 900), ("2h", 7200), ("1d", 86400), ("90s", 90), ("5", 300)])
+def test_a_grace_period_is_read_in_its_unit(text, seconds):
+    assert late.parse_duration(text) == seconds
+
+
+@pytest.mark.parametrize(
+    ("per_day", "cap", "grace"), [(-1, None, None), (10, 101, None), (10, None, "31d"), (float("nan"), None, None)]
+)
+def test_a_policy_out_of_range_is_refused(per_day, cap, grace):
+    with pytest.raises(late.PolicyError):
+        late.policy(per_day, cap, grace)
+
+
+# -- final grades: pure ------------------------------------------------------------------------------------------
+
+MEMBER = roster.Member("al", "Al", "1", "S", "", "", "", 2)
+REPORT = {"score": 6, "max_score": 10, "tests": [{"id": "t1", "points": 2, "max_points": 4}]}
+
+
+def _record(status: str = "graded", score: float = 6, late_work: dict | None = None) -> dict:
+    record = {"student": "al", "key": "al", "status": status, "score": score, "max_score": 10, "reason": "why"}
+    return {**record, "late_work": late_work} if late_work else record
+
+
+def _late_work(score: float, seconds: int) -> dict:
+    return {"status": "graded", "score": score, "late_by_seconds": seconds, "reason": ""}
+
+
+def _entry(record, found=(), rule=RULE, lms_late=None, report=REPORT):
+    return final_grades.entry(MEMBER, record, report, list(found), rule, lms_late, 10)
+
+
+def test_late_work_counts_as_the_better_of_the_on_time_score_and_the_penalised_late_one():
+    better_late = _entry(_record(late_work=_late_work(10, 3600)))
+    assert better_late["status"] == "late" and better_late["final"] == 9 and better_late["late_penalty"] == 1
+    assert better_late["source"] == "late work" and better_late["late_by"] == "1:00:00"
+    better_on_time = _entry(_record(late_work=_late_work(7, 2 * late.DAY)))  # 7 less 20%: 5.6 < 6
+    assert better_on_time["status"] == "graded" and better_on_time["final"] == 6
+    assert _entry(_record(late_work=_late_work(10, 3600)), rule=None)["final"] == 6  # no policy: late work left out
+    late_only = _entry(_record("late", 0, _late_work(10, 3600)), report=None)
+    assert late_only["status"] == "late" and late_only["final"] == 9
+    assert _entry(_record("late", 0, _late_work(10, 3600)), report=None, rule=None)["final"] == 0
+
+
+def test_not_graded_is_zero_with_its_reason_and_nothing_handed_in_is_missing():
+    invalid = _entry(_record("invalid", 0), report=None)
+    assert invalid["final"] == 0 and invalid["reason"] == "why" and invalid["status"] == "invalid"
+    for status in ("missing", "empty", "shard-missing"):
+        assert _entry(_record(status, 0), report=None)["final"] is None
+    assert _entry(None, report=None)["status"] == "missing"
+
+
+def test_a_test_override_comes_before_the_penalty_and_a_total_one_after_it():
+    found = [overrides.Override("al", "t1", 4, "regrade", "prof", 2)]
+    regraded = _entry(_record(), found, lms_late=3600)
+    assert regraded["graded_score"] == 8 and regraded["late_penalty"] == 0.8 and regraded["final"] == 7.2
+    found.append(overrides.Override("al", "total", 9.5, "appeal", "prof", 3))
+    total = _entry(_record(), found, lms_late=3600)
+    assert total["final"] == 9.5 and [o["target"] for o in total["overrides"]] == ["t1", "total"]
+    assert total["overrides"][-1]["was"] == 7.2 and final_grades.adjusted(total)
+
+
+def test_formula_cells_are_escaped_in_every_format():
+    entry = {**_entry(_record("invalid", 0), report=None), "name": "@SUM(A1)", "lms_id": "+1", "section": "-S"}
+    entry["reason"] = "=cmd|' /C calc'!A0"
+    for text in (
+        lms.canvas([entry], "=A", None, 10),
+        lms.moodle([entry], "=A"),
+        lms.full_csv([entry], [], 10),
+    ):
+        for row in csv.reader(io.StringIO(text)):
+            assert not any(cell[:1] in "=+-@" and cell for cell in row), row
