@@ -11,6 +11,8 @@
     DIR/grades.csv           the gradebook
     DIR/summary.json, summary.md
     DIR/similarity.json      pairs of students whose code is unusually alike (grader.batch.similarity), unless off
+    DIR/overrides.csv        the instructor's manual overrides, which grader export applies (grader.batch.overrides)
+    DIR/final_grades.json, DIR/audit.jsonl, DIR/gradebook-<format>.csv   what grader export writes (grader.batch.export)
 
 Every file is written atomically, and a record only after its report, so a batch
 killed at any instant leaves a folder that ``--resume`` or ``grader merge`` can trust.
