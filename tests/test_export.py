@@ -8,6 +8,8 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
+import pwd
 from pathlib import Path
 
 import pytest
@@ -16,6 +18,9 @@ from click.testing import CliRunner
 from grader.batch import final_grades, late, lms, overrides, roster
 from grader.cli import main
 from tests.mutation import apply, catalogue, reference_source
+from tests.test_collect import DEADLINE as COLLECT_DEADLINE
+from tests.test_collect import HOUR, STARTER, Fork
+from tests.test_collect import LAB as COLLECT_LAB
 
 LAB = "ch06"
 FORMULA = "=cmd"  # a student id a spreadsheet would run as a formula
@@ -27,6 +32,7 @@ ROSTER = (
     "zed,Zed Z,104,S2,\n"  # no submission
 )
 DUE = "2026-12-01T23:59:00Z"
+COLLECT_CORRECT = reference_source(COLLECT_LAB)
 POLICY = ["--late-per-day", "10", "--late-cap", "50", "--late-grace", "15m", "--due", DUE]
 
 
@@ -67,14 +73,15 @@ def _export(out: Path, *args: str, roster_path: Path | None = None):
     return CliRunner().invoke(main, ["export", str(out), "--roster", str(roster_path), *args])
 
 
-def _report(out: Path, student: str) -> dict:
-    record = json.loads((out / "records" / f"{_key(out, student)}.json").read_text())
+def _report(out: Path, student: str, key: str | None = None) -> dict:
+    record = json.loads((out / "records" / f"{key or _key(out, student)}.json").read_text())
     return json.loads((out / record["report"]).read_text())
 
 
 def _key(out: Path, student: str) -> str:
     for path in (out / "records").glob("*.json"):
-        if json.loads(path.read_text())["student"] == student:
+        record = json.loads(path.read_text())
+        if record["student"] == student and "~" not in path.stem:  # not the student's late work
             return path.stem
     raise KeyError(student)
 
@@ -165,7 +172,8 @@ def test_an_override_changes_the_grade_and_leaves_an_audit_line(out):
     audit = [json.loads(line) for line in (out / "audit.jsonl").read_text().splitlines()]
     assert len(audit) == 1
     line = audit[0]
-    assert line["format"] == "csv" and line["user"] and line["time"].endswith("+00:00")
+    assert line["format"] == "csv" and line["user"] == pwd.getpwuid(os.geteuid()).pw_name
+    assert line["time"].endswith("+00:00") and line["output"] == str(out / "gradebook-csv.csv")
     assert len(line["roster_sha256"]) == 64 and len(line["overrides_sha256"]) == 64
     adjusted = {a["student"]: a for a in line["adjusted"]}
     assert sorted(adjusted) == sorted([FORMULA, "zed"])
@@ -203,6 +211,44 @@ def test_submission_times_from_a_file_of_the_lms(out):
     by_student = {e["student"]: e for e in json.loads((out / "final_grades.json").read_text())["students"]}
     assert by_student["ana"]["late_penalty"] == 0 and by_student["ana"]["status"] == "graded"  # within the grace
     assert by_student["ana"]["late_by"] == "0:15:00"  # shown all the same
+
+
+def test_collected_late_work_counts_as_the_better_of_on_time_and_penalised_late(tmp_path):
+    # two forks collected by grader collect, graded by grader batch: the commit times say how late
+    forks = {name: Fork(tmp_path, name) for name in ("ada", "bo")}
+    forks["ada"].commit(-60, {STARTER: apply(COLLECT_CORRECT, catalogue(COLLECT_LAB)[0])})  # on time, buggy
+    forks["ada"].commit(3 * HOUR, {STARTER: COLLECT_CORRECT})  # fixed 3 h late: 1 day
+    forks["bo"].commit(26 * HOUR, {STARTER: COLLECT_CORRECT})  # late work only, 26 h late: 2 days
+    fork_roster = tmp_path / "forks.csv"
+    fork_roster.write_text("student,url\n" + "".join(f"{n},{f.url}\n" for n, f in forks.items()))
+    collection, out = tmp_path / "collection", tmp_path / "out"
+    for args in (
+        ["collect", str(fork_roster), "--deadline", COLLECT_DEADLINE, "--out", str(collection), "--lab", COLLECT_LAB],
+        ["batch", str(collection), "--lab", COLLECT_LAB, "--out", str(out), "--similarity-threshold", "off"],
+    ):
+        result = CliRunner().invoke(main, args)
+        assert result.exit_code == 0, result.output
+    (tmp_path / "roster.csv").write_text("student,lms_id\nada,1\nbo,2\n")
+    on_time, late_work = _report(out, "ada")["score"], _report(out, "ada", key="ada~late")["score"]
+    assert on_time < late_work
+
+    def finals(*args: str) -> dict[str, dict]:
+        result = _export(out, "--format", "csv", *args)
+        assert result.exit_code == 0, result.output
+        return {e["student"]: e for e in json.loads((out / "final_grades.json").read_text())["students"]}
+
+    graded = finals("--late-per-day", "10")
+    assert graded["ada"]["final"] == pytest.approx(max(on_time, late_work * 0.9))
+    assert graded["ada"]["late_by"] == ("3:00:00" if late_work * 0.9 > on_time else "")
+    assert graded["bo"]["status"] == "late" and graded["bo"]["final"] == pytest.approx(late_work * 0.8)
+    assert graded["bo"]["late_by"] == "26:00:00" and graded["bo"]["late_penalty"] == pytest.approx(late_work * 0.2)
+    lenient = finals("--late-per-day", "0")  # late work accepted in full: the better one is the late one
+    assert lenient["ada"]["final"] == late_work and lenient["ada"]["status"] == "late"
+    assert lenient["ada"]["source"] == "late work" and lenient["ada"]["late_penalty"] == 0
+    harsh = finals("--late-per-day", "100")  # late work worth nothing: the on-time score stands
+    assert harsh["ada"]["final"] == on_time and harsh["ada"]["status"] == "graded" and harsh["bo"]["final"] == 0
+    no_policy = finals()  # late work does not count, as grades.csv shows it
+    assert no_policy["ada"]["final"] == on_time and no_policy["bo"]["final"] == 0 and no_policy["bo"]["reason"]
 
 
 # -- bad input: one line, exit 2, nothing written ---------------------------------------------------------------

@@ -7,10 +7,10 @@ it was. The grades themselves are grader.batch.final_grades's, the file's shape 
 
 from __future__ import annotations
 
-import getpass
 import hashlib
 import json
 import os
+import pwd
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -55,10 +55,11 @@ def _sha256(path: Path) -> str:
 
 
 def _user() -> str:
+    """The OS user running the export: the account of the process's uid, not $USER, which anyone can set."""
     try:
-        return getpass.getuser()
-    except (OSError, KeyError):  # no login name, no passwd entry (a container): the uid says who
-        return f"uid {os.getuid()}"
+        return pwd.getpwuid(os.geteuid()).pw_name
+    except KeyError:  # no passwd entry (a container): the uid says who
+        return f"uid {os.geteuid()}"
 
 
 def _batch(root: Path) -> tuple[str, dict[str, dict], dict[str, dict]]:
