@@ -260,6 +260,7 @@ def test_collected_late_work_counts_as_the_better_of_on_time_and_penalised_late(
         (b"student,name\nana,A\nana,B\n", [], None, "roster.csv, line 3: student 'ana' is already on line 2"),
         (b"name,section\nA,S1\n", [], None, "roster.csv, line 1: the header has no column for a student id"),
         (b"student,name\nal\xe9,A\n", [], None, "roster.csv is not UTF-8 text (byte 0xe9 at line 2)"),
+        (b"Student,ID\nAna A,101\n", [], None, "no student of the roster has a record in"),  # names, not ids
         (None, ["--late-per-day", "150"], None, "the late per-day percentage must be a number from 0 to 100"),
         (None, ["--late-per-day", "10", "--late-grace", "soon"], None, "'soon' is not a duration"),
         (None, ["--late-cap", "20"], None, "a late policy needs its percentage per day"),

@@ -140,6 +140,11 @@ def prepare(request: Request, *, now: datetime | None = None) -> Prepared:
     except roster.RosterError as exc:
         raise ExportError(str(exc)) from None
     _check_roster_for(request.format, members, request.roster.name)
+    if not any(m.student in records for m in members):  # e.g. a column of names taken for the ids
+        raise ExportError(
+            f"{request.roster.name}: no student of the roster has a record in {request.out}: its student id column "
+            f"must hold the ids the batch knows (such as {', '.join(repr(s) for s in sorted(records)[:3])})"
+        )
     lms_late = _lms_lateness(request, members)
     max_score = next(iter(records.values()))["max_score"]
     overrides_path = request.out / overrides.FILE

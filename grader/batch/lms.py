@@ -42,7 +42,8 @@ CSV_COLUMNS = [
 
 
 def _number(value) -> str:
-    return "" if value is None else f"{value:g}"
+    """Points as a spreadsheet reads them: up to 4 decimals, no exponent, no trailing zeros (105.3, 120)."""
+    return "" if value is None else f"{value:.4f}".rstrip("0").rstrip(".")
 
 
 def _writer() -> tuple[io.StringIO, csv.writer]:
