@@ -158,8 +158,10 @@ def test_an_override_changes_the_grade_and_leaves_an_audit_line(out):
     )
     result = _export(out, "--format", "csv", *POLICY)
     assert result.exit_code == 0, result.output
-    doc = json.loads((out / "final_grades.json").read_text())
+    doc = final_grades.read(out)
+    assert doc == json.loads((out / "final_grades.json").read_text()) and doc["lab"] == LAB
     by_student = {e["student"]: e for e in doc["students"]}
+    assert [e["student"] for e in doc["not_on_roster"]] == ["extra"]
     regraded = by_student[FORMULA]
     fixed = report["score"] + lost["max_points"] - lost["points"]
     assert regraded["graded_score"] == pytest.approx(fixed)  # the test's points replaced, before the penalty

@@ -19,7 +19,7 @@ from grader import atomic
 from grader.batch import final_grades, gradebook, late, lms, outputs, overrides, roster
 
 AUDIT = "audit.jsonl"
-FINAL_GRADES = "final_grades.json"
+FINAL_GRADES = final_grades.FILE
 
 
 class ExportError(Exception):

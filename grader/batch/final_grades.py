@@ -1,4 +1,4 @@
-"""Each roster student's final grade, and the audit line of an export. Pure functions.
+"""Each roster student's final grade, and the audit line of an export: pure functions (and ``read``, for the report).
 
 From a batch folder's records (late work folded, grader.batch.gradebook.with_late_work) and reports,
 the class roster, a late policy and the overrides, one entry per roster student:
@@ -14,11 +14,14 @@ the class roster, a late policy and the overrides, one entry per roster student:
   the record's reason: they handed something in that could not be graded.
 
 A ``total`` override replaces the final grade after all of that (the instructor's last word). The entries
-go to ``OUT/final_grades.json`` (the HTML report reads them) and to the LMS files (grader.batch.lms);
+go to ``OUT/final_grades.json`` (the HTML report reads them with ``read``) and to the LMS files (grader.batch.lms);
 ``audit_line`` is what ``OUT/audit.jsonl`` gets for one export.
 """
 
 from __future__ import annotations
+
+import json
+from pathlib import Path
 
 from grader.batch import late
 from grader.batch.history import duration
@@ -27,6 +30,7 @@ from grader.batch.roster import Member
 from grader.batch.shards import SHARD_MISSING, SHARD_UNFINISHED
 
 SCHEMA = "labkit.final-grades/1"
+FILE = "final_grades.json"
 GRADED, LATE, MISSING, NOT_ON_ROSTER = "graded", "late", "missing", "not-on-roster"
 NOTHING_HANDED_IN = ("missing", "empty")
 NOT_YET_GRADED = (SHARD_MISSING, SHARD_UNFINISHED)  # a shard not merged: no grade yet, not a zero
@@ -191,3 +195,13 @@ def audit_line(
             if adjusted(e)
         ],
     }
+
+
+def read(folder: Path) -> dict | None:
+    """A batch folder's final grades as the last ``grader export`` wrote them (for the class report), or None when
+    there is none that this kit can read."""
+    try:
+        doc = json.loads((folder / FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return doc if isinstance(doc, dict) and doc.get("schema") == SCHEMA else None
