@@ -2,6 +2,7 @@
 own copy of the kit, the hidden tests counted (or scored, or listed) as the batch's --hidden-feedback says,
 a short file for a student not graded, and everything the student controls escaped."""
 
+import html
 import json
 import re
 from pathlib import Path
@@ -12,6 +13,7 @@ from click.testing import CliRunner
 from grader import labs
 from grader.batch import feedback
 from grader.cli import main
+from grader.report.page import CONTENT_SECURITY_POLICY
 from grader.report.text import markdown
 from tests import handmade, instructor
 from tests.mutation import apply, catalogue, reference_source
@@ -99,6 +101,21 @@ def test_a_student_not_graded_gets_the_reason_and_what_to_hand_in(graded_class):
         assert "```" not in text and "Total" not in text
 
 
+def _html_text(page: str) -> str:
+    """What a feedback page's <pre> says, unescaped."""
+    (pre,) = re.findall(r'<pre id="feedback">(.*?)</pre>', page, re.S)
+    return html.unescape(pre)
+
+
+def test_the_html_feedback_says_what_the_markdown_says(graded_class):
+    pages = sorted((graded_class / "feedback").glob("*.html"))
+    assert [p.stem for p in pages] == sorted(p.stem for p in (graded_class / "feedback").glob("*.md"))
+    for page_path in pages:
+        page = page_path.read_text(encoding="utf-8")
+        assert _html_text(page) == page_path.with_suffix(".md").read_text(encoding="utf-8"), page_path.name
+        assert f'content="{CONTENT_SECURITY_POLICY}"' in page and "<script" not in page
+
+
 def test_merge_with_full_lists_the_hidden_tests_as_a_solo_instructors_run_does(graded_class, tmp_path):
     merged = tmp_path / "all"
     result = CliRunner().invoke(
@@ -177,3 +194,7 @@ def test_what_a_student_controls_is_escaped():
     said = feedback.not_graded(missing, "Odd <lab> & title")
     assert "<img" not in said.replace("\\<img", "") and "<b>" not in said and "<lab>" not in said
     assert "\\<img src=x onerror=alert(1)\\>" in said and "no \\`.py\\` \\| \\<b\\>" in said
+    for record, said_md in (({"lab": LAB, "student": "<b>eve</b>"}, text), (missing, said)):
+        page = feedback.as_html(said_md, record)
+        assert _html_text(page) == said_md  # the same text, shown as itself
+        assert "<script" not in page and "<img" not in page and "<b>" not in page and page.count("</pre>") == 1

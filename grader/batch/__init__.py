@@ -3,8 +3,9 @@
 ``run_batch`` finds the students (inputs), says what its folder holds (shards), records the
 ones that cannot be graded, grades the rest in parallel (jobs) or, asked for some students
 only, regrades them in the folder it already holds (shards.regrade), and writes the gradebook,
-summary (outputs, gradebook), each student's feedback (feedback) and the pairs of similar
-submissions (similarity). ``merge`` combines the folders of every shard into one, or refuses
+summary (outputs, gradebook), each student's feedback (feedback), the pairs of similar
+submissions (similarity) and the class report, report.html (class_report, plots). ``merge``
+combines the folders of every shard into one, or refuses
 (shards.plan).
 """
 

@@ -11,6 +11,8 @@ tasks, scores and counts those leave. How much of the hidden tests it then says 
 - ``full``: the whole report's table, hidden tests listed like the visible ones (after the due date).
 
 A student not graded (missing, invalid, ...) gets a short file: why, and what to hand in.
+``as_html`` carries the same text in a page (``feedback/<key>.html``) for an LMS or a mail that shows HTML:
+escaped, in a <pre>, under the kit's Content-Security-Policy (grader.report.page).
 Everything a student controls (their id, their messages, flags and file name) is escaped: Markdown
 outside the table, control characters inside it, and the table's fence is longer than any run of
 backticks in it. Pure functions: the same report gives the same bytes.
@@ -25,7 +27,8 @@ from grader.grading.runner import TestResult
 from grader.labs import Task
 from grader.report import outcome_counts, table, task_summary
 from grader.report.exports import counted, tier_of
-from grader.report.text import code_span, markdown, points, visible
+from grader.report.page import html_page
+from grader.report.text import code_span, html_text, markdown, points, visible
 
 HIDDEN_FEEDBACK = ("count", "scores", "full")
 DEFAULT_HIDDEN_FEEDBACK = "count"
@@ -118,3 +121,10 @@ def for_record(
     if record["status"] == "graded" and report is not None:
         return graded(report, record["student"], hidden_feedback=hidden_feedback)
     return not_graded(record, lab_title)
+
+
+def as_html(text: str, record: dict) -> str:
+    """The feedback file ``text`` (Markdown, as ``for_record`` makes it) as a page: the same text, escaped, in a
+    <pre> (the table is plain text, aligned as a terminal shows it)."""
+    title = f"{record['lab']}: feedback for {record['student']}"
+    return html_page(title, f'<pre id="feedback">{html_text(text)}</pre>')

@@ -7,12 +7,15 @@
     DIR/feedback/<id>.md     what the student is told: a solo `grader run` of their file in their copy of the
                              kit, the hidden tests as --hidden-feedback says; or why they were not graded
                              (grader.batch.feedback)
+    DIR/feedback/<id>.html   the same text as a page, escaped in a <pre>, no script (feedback.as_html)
     DIR/files/<id>.py        the text graded (as intake decoded it, in UTF-8), for the similarity of submissions
     DIR/grades.csv           the gradebook
     DIR/summary.json, summary.md
     DIR/similarity.json      pairs of students whose code is unusually alike (grader.batch.similarity), unless off
     DIR/overrides.csv        the instructor's manual overrides, which grader export applies (grader.batch.overrides)
     DIR/final_grades.json, DIR/audit.jsonl, DIR/gradebook-<format>.csv   what grader export writes (grader.batch.export)
+    DIR/report.html          the class report to look at, from the files above alone (grader.batch.class_report),
+                             written last; `grader report DIR` writes it again
 
 Every file is written atomically, and a record only after its report, so a batch
 killed at any instant leaves a folder that ``--resume`` or ``grader merge`` can trust.
@@ -24,7 +27,7 @@ import json
 from pathlib import Path
 
 from grader import __version__, atomic, intake, labs
-from grader.batch import feedback, gradebook, identical, similarity, sources
+from grader.batch import class_report, feedback, gradebook, identical, similarity, sources
 from grader.batch.inputs import Entry
 from grader.kit import manifest
 from grader.verdicts import SubmissionError
@@ -61,6 +64,40 @@ def read_folder(root: Path) -> tuple[dict, dict[str, dict]]:
 def file_path(root: Path, key: str) -> Path:
     """Where a batch folder keeps the text of a graded student's file."""
     return root / "files" / f"{key}.py"
+
+
+def class_folder(root: Path) -> class_report.ClassFolder:
+    """What the class report reads from a batch folder whose class files are written: OutputError if it is not one."""
+    about, records = read_folder(root)
+    try:
+        summary = json.loads((root / "summary.json").read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise OutputError(
+            f"{root} has no summary.json: its batch has not finished (continue it with --resume)"
+        ) from None
+    except (OSError, ValueError) as exc:
+        raise OutputError(f"{root}/summary.json cannot be read: {exc}") from None
+    reports = {
+        key: json.loads((root / record["report"]).read_text(encoding="utf-8"))
+        for key, record in records.items()
+        if record.get("status") == "graded"
+    }
+    similar_path = root / "similarity.json"
+    similar = json.loads(similar_path.read_text(encoding="utf-8")) if similar_path.is_file() else None
+    on_time = {r["student"]: key for key, r in records.items() if not gradebook.is_late_work(r)}
+    texts = {}
+    for student in class_report.shown_pairs(similar):
+        path = file_path(root, on_time.get(student, ""))
+        if student in on_time and path.is_file():
+            texts[student] = path.read_text(encoding="utf-8")
+    return class_report.ClassFolder(about, summary, list(records.values()), reports, similar, texts)
+
+
+def write_report(root: Path) -> Path:
+    """``root``/report.html from the folder's files alone; OutputError if it is not a batch folder with a summary."""
+    path = root / "report.html"
+    atomic.write_text(path, class_report.render(class_folder(root)))
+    return path
 
 
 def _shard_words(about: dict) -> str:
@@ -200,12 +237,14 @@ class Outputs:
         return self.root / "feedback" / f"{key}.md"
 
     def write_feedback(self, records: list[dict], reports: dict[str, dict], lab_title: str, hidden: str) -> None:
-        """A feedback file per record, and none for a student no longer in the class (a resume's inputs changed)."""
+        """A feedback file per record (.md, and the same as a page, .html), and none for a student no longer in
+        the class (a resume's inputs changed)."""
         for record in records:
             text = feedback.for_record(record, reports.get(record["key"]), lab_title, hidden_feedback=hidden)
             atomic.write_text(self.feedback_path(record["key"]), text)
+            atomic.write_text(self.feedback_path(record["key"]).with_suffix(".html"), feedback.as_html(text, record))
         keys = {record["key"] for record in records}
-        for path in (self.root / "feedback").glob("*.md"):
+        for path in [*(self.root / "feedback").glob("*.md"), *(self.root / "feedback").glob("*.html")]:
             if path.stem not in keys:
                 path.unlink()
 
@@ -254,4 +293,5 @@ class Outputs:
         atomic.write_text(self.root / "grades.csv", gradebook.grades_csv(records))
         atomic.write_json(self.root / "summary.json", summary)
         atomic.write_text(self.root / "summary.md", gradebook.summary_markdown(summary))
+        write_report(self.root)  # from the files just written, as `grader report` reads them
         return summary

@@ -22,6 +22,7 @@ class _LazyGroup(click.Group):
         "starter": "run:make_starter",
         "batch": "batch:batch_command",
         "merge": "batch:merge_command",
+        "report": "report:report_command",
         "collect": "collect:collect_command",
         "export": "export:export_command",
         "ci": "ci:ci_command",

@@ -92,7 +92,7 @@ def _final_screen(result: batch.BatchResult, out: Path, elapsed: float, regraded
         lines.append(f"flagged for review: {', '.join(r['student'] for r in summary['flagged'])}")
     lines.append(
         f"gradebook: {out / 'grades.csv'}   summary: {out / 'summary.md'}   reports: {out / 'reports'}/   "
-        f"feedback: {out / 'feedback'}/"
+        f"feedback: {out / 'feedback'}/   report: {out / 'report.html'}"
     )
     return "\n".join(lines)
 
@@ -150,8 +150,8 @@ def batch_command(
 ):
     """Grade a whole class behind the wall: folders of .py files or of forks, or .zip files of either.
 
-    Writes OUT/grades.csv, OUT/reports/<student>.json, OUT/feedback/<student>.md, OUT/summary.json,
-    OUT/summary.md and OUT/similarity.json.
+    Writes OUT/grades.csv, OUT/reports/<student>.json, OUT/feedback/<student>.md (and .html), OUT/summary.json,
+    OUT/summary.md, OUT/similarity.json and OUT/report.html (the class report: `grader report OUT` writes it again).
     Exit status 0 when every student was recorded (whatever their scores), 2 on a usage or
     infrastructure error, 130 when interrupted (continue with --resume).
     """

@@ -1,8 +1,9 @@
 """Text for people and for other tools: points as numbers, control characters made visible,
-Markdown escaped. Shared by the report, its exports, the CI summary and the class summary."""
+Markdown and HTML escaped. Shared by the report, its exports, the CI summary and the class summary."""
 
 from __future__ import annotations
 
+import html
 import math
 import re
 
@@ -65,3 +66,9 @@ def code_span(value) -> str:
     fence = "`" * (max((len(run) for run in re.findall("`+", text)), default=0) + 1)
     pad = " " if text.startswith("`") or text.endswith("`") else ""
     return f"{fence}{pad}{text}{pad}{fence}" if text else ""
+
+
+def html_text(value) -> str:
+    """Text that shows as itself in HTML, in an element or an attribute: ``<>&"'`` escaped, and the
+    control characters XML cannot carry written as escapes (a lone surrogate could not be written at all)."""
+    return html.escape(visible(value), quote=True)

@@ -1,0 +1,280 @@
+"""The class report (grader.batch.class_report, `grader report`): a real class graded by `grader batch`, its
+OUT/report.html opened in headless Chromium, every section shown with its content, no console error, no
+violation of the page's Content-Security-Policy, no script run by what students wrote.
+
+The browser is driven with playwright (the `dev` extra) on the system's Chromium (/usr/bin/chromium, the
+Makefile's `browser` target installs it): no browser is downloaded. Without one the browser tests are skipped
+with the reason, except in CI (the variable CI set), where they fail.
+"""
+
+from __future__ import annotations
+
+import html
+import io
+import json
+import os
+import re
+import shutil
+import struct
+import tokenize
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from grader import labs
+from grader.batch import class_report
+from grader.cli import main
+from grader.report.page import CONTENT_SECURITY_POLICY
+from tests import instructor
+from tests.mutation import apply, catalogue, reference_source
+
+LAB = "ch06"
+SECTIONS = (
+    "overview",
+    "scores",
+    "tasks",
+    "tests",
+    "failures",
+    "below-full",
+    "flagged",
+    "similar",
+    "not-graded",
+    "late",
+)
+HOSTILE = "</pre></td><script>alert(1)</script><img src=x onerror=alert(2)>"
+HOSTILE_ID = "eve\"'<b>"  # a quote of each kind and a tag in a student's id (their file's name)
+RENAMES = {"_arr": "as_array", "_sum_to_shape": "unbroadcast", "_canonical_axes": "normal_axes", "g": "upstream"}
+
+
+def _independent(name: str) -> str:
+    (path,) = [p for p in instructor.submissions(LAB) if p.stem == name]
+    return path.read_text(encoding="utf-8")
+
+
+def _renamed(text: str) -> str:
+    """A copy with some names changed: what a student who copies does first."""
+    tokens = [
+        (t.type, RENAMES.get(t.string, t.string) if t.type == tokenize.NAME else t.string)
+        for t in tokenize.generate_tokens(io.StringIO(text).readline)
+    ]
+    return tokenize.untokenize(tokens)
+
+
+@pytest.fixture(scope="module")
+def graded_class(tmp_path_factory) -> Path:
+    """ch06 graded by a real `grader batch`: an independent file with a hostile comment and its renamed copy, the
+    other independent file, the reference with a bug (and an import the lab does not allow, never run: flagged),
+    a student with a hostile id whose file fails to import with a hostile message, an empty file, one with no file."""
+    root = tmp_path_factory.mktemp("class_report")
+    folder = root / "class"
+    folder.mkdir()
+    original = f"# {HOSTILE}\n" + _independent("correct_functional")
+    (folder / "orla.py").write_text(original, encoding="utf-8")
+    (folder / "colm.py").write_text(_renamed(original), encoding="utf-8")
+    (folder / "ada.py").write_text(_independent("correct_alt_style"), encoding="utf-8")
+    never_called = "\n\ndef _peek():\n    import os\n\n    return os.environ\n"  # flagged by the static scan
+    (folder / "mia.py").write_text(apply(reference_source(LAB), catalogue(LAB)[0]) + never_called, encoding="utf-8")
+    (folder / f"{HOSTILE_ID}.py").write_text(f"raise ValueError({HOSTILE!r})\n", encoding="utf-8")
+    (folder / "blank.py").write_text("")  # invalid
+    (folder / "nobody").mkdir()  # missing
+    out = root / "out"
+    result = CliRunner().invoke(main, ["batch", str(folder), "--lab", LAB, "--out", str(out), "--jobs", "2"])
+    assert result.exit_code == 0, result.output
+    return out
+
+
+# -- the page, read as text ---------------------------------------------------------------------
+
+
+def test_the_batch_writes_the_report_and_grader_report_writes_it_again(graded_class):
+    page = (graded_class / "report.html").read_text(encoding="utf-8")
+    for section in SECTIONS:
+        assert re.search(rf'<section id="{section}">\s*<h2>', page), section
+    (graded_class / "report.html").unlink()
+    result = CliRunner().invoke(main, ["report", str(graded_class)])
+    assert result.exit_code == 0, result.output
+    assert (graded_class / "report.html").read_text(encoding="utf-8") == page  # from the folder's files alone
+
+
+def test_the_page_needs_no_network_and_carries_no_script(graded_class):
+    page = (graded_class / "report.html").read_text(encoding="utf-8")
+    assert f'<meta http-equiv="Content-Security-Policy" content="{CONTENT_SECURITY_POLICY}">' in page
+    assert "script-src" not in CONTENT_SECURITY_POLICY and "default-src 'none'" in CONTENT_SECURITY_POLICY
+    assert "<script" not in page.lower() and "javascript:" not in page.lower()
+    assert not re.search(r"""(?:src|href)\s*=\s*["']?(?:https?:)?//""", page)  # nothing loaded from outside
+    assert page.count("<svg") == 3  # the histogram, the tasks, the tests: inline
+    assert html.escape(HOSTILE) in page and html.escape(HOSTILE_ID) in page
+
+
+@pytest.mark.parametrize(
+    "bad", ["missing", "not-a-batch", "a-file", "unfinished"], ids=["missing", "not-a-batch", "a-file", "unfinished"]
+)
+def test_a_bad_folder_is_refused_in_one_line(tmp_path, bad):
+    target = tmp_path / bad
+    if bad == "not-a-batch":
+        target.mkdir()
+    elif bad == "a-file":
+        target.write_text("x")
+    elif bad == "unfinished":  # batch.json written, the class files not yet
+        target.mkdir()
+        (target / "batch.json").write_text(json.dumps({"lab": LAB}))
+    result = CliRunner().invoke(main, ["report", str(target)])
+    assert result.exit_code == 2 and result.output.strip().count("\n") == 0, result.output
+    assert str(target) in result.output
+    assert not (target / "report.html").exists() if target.is_dir() else True
+
+
+def _late_folder() -> class_report.ClassFolder:
+    summary = {
+        "lab": LAB, "lab_title": "t <i>", "max_score": 10, "students": 1, "statuses": {"graded": 1},
+        "statistics": {"students": 0, "left_out": {"untouched_starters": [], "not_graded": []}},
+        "distribution": {"count": 0}, "tasks": [], "tests": [], "separating": [], "failure_patterns": [],
+        "definitions": {}, "below_full": [], "not_graded": [], "flagged": [],
+        "identical": {"same_file": [], "same_code": [], "untouched_starters": []},
+        "collected": [{"student": "<u>zed</u>", "commit": "a" * 40, "committed_at": "", "late_commit": "b" * 40,
+                       "late_by": "2 days", "late_score": "7"}],
+    }  # fmt: skip
+    return class_report.ClassFolder({}, summary, [], {})
+
+
+def test_late_work_is_listed():
+    page = class_report.render(_late_folder())
+    section = page.split('<section id="late">')[1].split("</section>")[0]
+    assert "&lt;u&gt;zed&lt;/u&gt;" in section and "b" * 12 in section and "2 days" in section
+    assert "<u>" not in page and "<i>" not in page
+
+
+# -- in a real browser --------------------------------------------------------------------------
+
+CHROMIUM = os.environ.get("LABKIT_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Headless Chromium through playwright; skipped loudly without one, failed in CI."""
+    problem = None
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        problem = "playwright is not installed (the dev extra: make dev)"
+    if problem is None and not Path(CHROMIUM).is_file():
+        problem = f"no Chromium at {CHROMIUM} (make browser installs Debian's chromium)"
+    if problem:
+        message = f"THE CLASS REPORT IS NOT TESTED IN A BROWSER: {problem}"
+        if os.environ.get("CI"):
+            pytest.fail(message + " (CI must run it)")
+        pytest.skip(message)
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM)
+        yield chromium
+        chromium.close()
+
+
+class Opened:
+    """A page opened from a file, with everything it said: console messages, uncaught errors, dialogs."""
+
+    def __init__(self, browser, path: Path):
+        self.console, self.errors, self.dialogs = [], [], []
+        self.page = browser.new_page(viewport={"width": 1280, "height": 900})
+        self.page.on("console", lambda m: self.console.append(f"{m.type}: {m.text}"))
+        self.page.on("pageerror", lambda e: self.errors.append(str(e)))
+        self.page.on("dialog", lambda d: (self.dialogs.append(d.message), d.dismiss()))
+        self.page.goto(path.as_uri())
+        self.page.wait_for_load_state("load")
+
+    def problems(self) -> list[str]:
+        said = [m for m in self.console if m.startswith(("error", "warning"))]
+        return said + self.errors + [f"dialog: {d}" for d in self.dialogs]
+
+
+def _png_size(path: Path) -> tuple[int, int]:
+    data = path.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and data[12:16] == b"IHDR", "not a PNG"
+    return struct.unpack(">II", data[16:24])
+
+
+def test_the_report_shows_every_section_in_chromium(graded_class, browser, tmp_path):
+    opened = Opened(browser, graded_class / "report.html")
+    page = opened.page
+    for section in SECTIONS:
+        assert page.locator(f"section#{section}").is_visible(), section
+        assert page.locator(f"section#{section} > h2").is_visible(), section
+    for section in ("scores", "tasks", "tests"):  # the plots are drawn, with a size
+        box = page.locator(f"section#{section} svg").bounding_box()
+        assert box and box["width"] > 200 and box["height"] > 100, (section, box)
+    overview = page.locator("section#overview").inner_text()
+    assert "ch06" in overview and "7 (" in overview and "mean, median" in overview
+    tasks = page.locator("section#tasks table").inner_text()
+    assert all(task.id in tasks for task in labs.get(LAB).tasks)
+    tests = page.locator("section#tests table tbody tr")
+    assert tests.count() > 10 and "%" in tests.first.inner_text()
+    failures = page.locator("section#failures").inner_text()
+    assert "mia" in failures and HOSTILE in failures  # example students, and the import failure as itself
+    assert "mia" in page.locator("section#flagged").inner_text()
+
+    similar = page.locator("section#similar")
+    assert "colm, orla" in similar.locator("table").inner_text() and "ada" not in similar.locator("table").inner_text()
+    pair = similar.locator(".pair").first
+    assert pair.is_visible() and pair.locator("h4").all_inner_texts() == ["colm", "orla"]
+    for column in (0, 1):
+        matched = pair.locator("pre").nth(column).locator(".line.match")
+        assert matched.count() > 50 and matched.first.is_visible()
+        colour = matched.first.evaluate("e => getComputedStyle(e).backgroundColor")
+        plain = pair.locator("pre").nth(column).locator(".line:not(.match)")
+        assert plain.count() == 0 or colour != plain.first.evaluate("e => getComputedStyle(e).backgroundColor")
+    records = {p.stem: json.loads(p.read_text()) for p in (graded_class / "records").glob("*.json")}
+    not_graded = page.locator("section#not-graded tbody tr").all_inner_texts()
+    for student, status in (("nobody", "missing"), ("blank", "invalid")):
+        (row,) = [r for r in not_graded if r.startswith(student)]
+        assert status in row and records[student]["reason"] in row
+    assert "No late work" in page.locator("section#late").inner_text()
+
+    shot = tmp_path / "report.png"
+    page.screenshot(path=str(shot), full_page=True)
+    width, height = _png_size(shot)
+    assert width == 1280 and 2000 < height < 60000, (width, height)
+    from matplotlib import image
+
+    pixels = image.imread(str(shot))
+    assert pixels.std() > 0.05 and (pixels[..., :3] < 0.5).mean() > 0.005  # not blank: text and plots drawn
+    assert opened.problems() == []
+    page.close()
+
+
+def test_what_students_wrote_runs_nothing_in_chromium(graded_class, browser):
+    opened = Opened(browser, graded_class / "report.html")
+    page = opened.page
+    assert page.locator("script").count() == 0 and page.locator("img").count() == 0
+    assert page.get_by_text(HOSTILE_ID, exact=False).count() > 0  # the id shown as itself
+    side = page.locator("section#similar .pair pre").first.inner_text()
+    assert HOSTILE in side  # the comment, inside the file as the student wrote it
+    assert opened.problems() == [] and opened.dialogs == []
+    page.close()
+    for student in ("orla", "nobody"):  # a feedback page: the .md's text, and nothing run
+        opened = Opened(browser, graded_class / "feedback" / f"{student}.html")
+        markdown = (graded_class / "feedback" / f"{student}.md").read_text(encoding="utf-8")
+        assert opened.page.locator("pre#feedback").text_content() == markdown
+        assert opened.page.locator("script").count() == 0 and opened.problems() == []
+        opened.page.close()
+    hostile = next((graded_class / "feedback").glob("eve*.html"))
+    opened = Opened(browser, hostile)
+    assert HOSTILE_ID in opened.page.locator("pre#feedback").text_content()
+    assert opened.page.locator("script, img, b").count() == 0 and opened.problems() == []
+    opened.page.close()
+
+
+def test_the_checks_would_see_a_script_or_a_policy_violation(browser, tmp_path):
+    """The control: a page with a script that the policy blocks, and one without the policy whose script runs."""
+    from grader.report.page import html_page
+
+    blocked = tmp_path / "blocked.html"
+    blocked.write_text(html_page("x", "<script>alert(1)</script>"), encoding="utf-8")
+    opened = Opened(browser, blocked)
+    assert opened.dialogs == [] and any("Content Security Policy" in m for m in opened.problems())
+    opened.page.close()
+    ran = tmp_path / "ran.html"
+    ran.write_text("<!DOCTYPE html><title>x</title><script>alert(1)</script>", encoding="utf-8")
+    opened = Opened(browser, ran)
+    assert opened.dialogs == ["1"]
+    opened.page.close()
