@@ -3,8 +3,8 @@ OUT/report.html opened in headless Chromium, every section shown with its conten
 violation of the page's Content-Security-Policy, no script run by what students wrote.
 
 The browser is driven with playwright (the `dev` extra) on the system's Chromium (/usr/bin/chromium, the
-Makefile's `browser` target installs it): no browser is downloaded. Without one the browser tests are skipped
-with the reason, except in CI (the variable CI set), where they fail.
+Makefile's `browser` target installs it; LABKIT_CHROMIUM names another): no browser is downloaded. Without
+one the browser tests are skipped with the reason, except in CI (the variable CI set), where they fail.
 """
 
 from __future__ import annotations
@@ -217,9 +217,12 @@ def test_the_report_shows_every_section_in_chromium(graded_class, browser, tmp_p
     assert "colm, orla" in similar.locator("table").inner_text() and "ada" not in similar.locator("table").inner_text()
     pair = similar.locator(".pair").first
     assert pair.is_visible() and pair.locator("h4").all_inner_texts() == ["colm", "orla"]
+    (found,) = json.loads((graded_class / "similarity.json").read_text())["pairs"]
     for column in (0, 1):
         matched = pair.locator("pre").nth(column).locator(".line.match")
         assert matched.count() > 50 and matched.first.is_visible()
+        wanted = {n for first, last in found["lines"][column] for n in range(first, last + 1)}
+        assert {int(n) for n in matched.locator(".no").all_inner_texts()} == wanted  # similarity.json's lines
         colour = matched.first.evaluate("e => getComputedStyle(e).backgroundColor")
         plain = pair.locator("pre").nth(column).locator(".line:not(.match)")
         assert plain.count() == 0 or colour != plain.first.evaluate("e => getComputedStyle(e).backgroundColor")

@@ -5,8 +5,7 @@ ones that cannot be graded, grades the rest in parallel (jobs) or, asked for som
 only, regrades them in the folder it already holds (shards.regrade), and writes the gradebook,
 summary (outputs, gradebook), each student's feedback (feedback), the pairs of similar
 submissions (similarity) and the class report, report.html (class_report, plots). ``merge``
-combines the folders of every shard into one, or refuses
-(shards.plan).
+combines the folders of every shard into one, or refuses (shards.plan).
 """
 
 from __future__ import annotations
