@@ -87,7 +87,7 @@ def graded_class(tmp_path_factory) -> Path:
 # -- the page, read as text ---------------------------------------------------------------------
 
 
-def test_the_batch_writes_the_report_and_grader_report_writes_it_again(graded_class):
+def test_the_batch_writes_the_report_and_grader_report_writes_it_again(graded_class, tmp_path):
     page = (graded_class / "report.html").read_text(encoding="utf-8")
     for section in SECTIONS:
         assert re.search(rf'<section id="{section}">\s*<h2>', page), section
@@ -95,6 +95,9 @@ def test_the_batch_writes_the_report_and_grader_report_writes_it_again(graded_cl
     result = CliRunner().invoke(main, ["report", str(graded_class)])
     assert result.exit_code == 0, result.output
     assert (graded_class / "report.html").read_text(encoding="utf-8") == page  # from the folder's files alone
+    result = CliRunner().invoke(main, ["merge", str(graded_class), "--lab", LAB, "--out", str(tmp_path / "merged")])
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "merged" / "report.html").read_text(encoding="utf-8") == page  # a merge writes the same
 
 
 def test_the_page_needs_no_network_and_carries_no_script(graded_class):
