@@ -110,18 +110,18 @@ def test_the_page_needs_no_network_and_carries_no_script(graded_class):
     assert html.escape(HOSTILE) in page and html.escape(HOSTILE_ID) in page
 
 
-@pytest.mark.parametrize(
-    "bad", ["missing", "not-a-batch", "a-file", "unfinished"], ids=["missing", "not-a-batch", "a-file", "unfinished"]
-)
+@pytest.mark.parametrize("bad", ["missing", "not-a-batch", "a-file", "unfinished", "another-kit"])
 def test_a_bad_folder_is_refused_in_one_line(tmp_path, bad):
     target = tmp_path / bad
     if bad == "not-a-batch":
         target.mkdir()
     elif bad == "a-file":
         target.write_text("x")
-    elif bad == "unfinished":  # batch.json written, the class files not yet
+    elif bad in ("unfinished", "another-kit"):  # batch.json written, the class files not yet (or an old kit's)
         target.mkdir()
         (target / "batch.json").write_text(json.dumps({"lab": LAB}))
+        if bad == "another-kit":
+            (target / "summary.json").write_text(json.dumps({"schema": "labkit.batch-summary/1"}))
     result = CliRunner().invoke(main, ["report", str(target)])
     assert result.exit_code == 2 and result.output.strip().count("\n") == 0, result.output
     assert str(target) in result.output

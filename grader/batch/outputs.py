@@ -77,13 +77,21 @@ def class_folder(root: Path) -> class_report.ClassFolder:
         ) from None
     except (OSError, ValueError) as exc:
         raise OutputError(f"{root}/summary.json cannot be read: {exc}") from None
-    reports = {
-        key: json.loads((root / record["report"]).read_text(encoding="utf-8"))
-        for key, record in records.items()
-        if record.get("status") == "graded"
-    }
-    similar_path = root / "similarity.json"
-    similar = json.loads(similar_path.read_text(encoding="utf-8")) if similar_path.is_file() else None
+    if summary.get("schema") != gradebook.SCHEMA:  # another kit's summary: its fields may differ
+        raise OutputError(
+            f"{root}/summary.json is {summary.get('schema')}, not {gradebook.SCHEMA}: "
+            "write the folder again with this kit (grader merge, or grader batch --resume)"
+        )
+    try:
+        reports = {
+            key: json.loads((root / record["report"]).read_text(encoding="utf-8"))
+            for key, record in records.items()
+            if record.get("status") == "graded"
+        }
+        similar_path = root / "similarity.json"
+        similar = json.loads(similar_path.read_text(encoding="utf-8")) if similar_path.is_file() else None
+    except (OSError, ValueError) as exc:
+        raise OutputError(f"{root} holds a file that cannot be read: {exc}") from None
     on_time = {r["student"]: key for key, r in records.items() if not gradebook.is_late_work(r)}
     texts = {}
     for student in class_report.shown_pairs(similar):
