@@ -31,6 +31,7 @@ STYLE = """
 table { border-collapse: collapse; margin: 0.5em 0 1em; }
 th, td { border: 1px solid #ccc; padding: 0.25em 0.5em; text-align: left; vertical-align: top; }
 td { overflow-wrap: anywhere; }
+td.number, .nowrap { white-space: nowrap; }
 td.number { text-align: right; font-variant-numeric: tabular-nums; }
 section { margin-bottom: 2.5em; }
 .plot svg { max-width: 100%; height: auto; }
@@ -165,7 +166,12 @@ def tasks(folder: ClassFolder) -> str:
                 earned[task["id"]].append(task["score"])
                 worth[task["id"]] = task["max_score"]
     rows = [
-        [html_text(t["id"]), html_text(t["title"]), f"{t['mean_fraction']:.0%}", f"{t['full_marks_rate']:.0%}"]
+        [
+            f'<span class="nowrap">{html_text(t["id"])}</span>',
+            html_text(t["title"]),
+            f"{t['mean_fraction']:.0%}",
+            f"{t['full_marks_rate']:.0%}",
+        ]
         for t in doc["tasks"]
     ]
     return _section(
@@ -187,11 +193,11 @@ def tests(folder: ClassFolder) -> str:
         common = test["common_failures"][0] if test["common_failures"] else None
         failure = f"{html_text(common['message'])} ({common['count']})" if common else ""
         if test["file_failures"]:
-            failure += f" files that do not load: {test['file_failures']}"
+            failure += ("<br>" if failure else "") + f"files that do not load: {test['file_failures']}"
         rows.append(
             [
                 f"<code>{html_text(test['id'])}</code>",
-                html_text(test["task"]),
+                f'<span class="nowrap">{html_text(test["task"])}</span>',
                 f"{test['pass_rate']:.0%}",
                 index,
                 failure,
