@@ -14,7 +14,7 @@ import hashlib
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
-from grader import intake
+from grader import intake, parsing
 from grader.grading.scan import looks_like, names_bound
 from grader.labs import Lab
 from grader.verdicts import SubmissionError
@@ -27,7 +27,7 @@ UNPARSABLE = (SyntaxError, ValueError, RecursionError, MemoryError)
 def parse(source: str) -> tuple[ast.Module | None, int | None]:
     """The source's tree and None, or None and the line of its first syntax error (0 if Python names none)."""
     try:
-        return ast.parse(source), None
+        return parsing.parse(source), None
     except UNPARSABLE as exc:
         return None, getattr(exc, "lineno", None) or 0
 

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from grader import intake, verdicts
+from grader import intake, parsing, verdicts
 from grader.verdicts import SubmissionError
 
 DYNAMIC_CODE = {"eval", "exec", "compile", "__import__"}
@@ -196,7 +196,7 @@ def scan_source(
     like another lab's is flagged too."""
     scanner = _Scanner(set(allowed_imports))
     try:
-        tree = ast.parse(source)
+        tree = parsing.parse(source)
         scanner.visit(tree)
     except (SyntaxError, ValueError):
         return []
