@@ -41,6 +41,7 @@ SECTIONS = (
     "similar",
     "not-graded",
     "late",
+    "final-grades",
 )
 HOSTILE = "</pre></td><script>alert(1)</script><img src=x onerror=alert(2)>"
 HOSTILE_ID = "eve\"'<b>"  # a quote of each kind and a tag in a student's id (their file's name)
@@ -235,6 +236,7 @@ def test_the_report_shows_every_section_in_chromium(graded_class, browser, tmp_p
         (row,) = [r for r in not_graded if r.startswith(student)]
         assert status in row and records[student]["reason"] in row
     assert "No late work" in page.locator("section#late").inner_text()
+    assert "Not exported yet" in page.locator("section#final-grades").inner_text()
 
     shot = tmp_path / "report.png"
     page.screenshot(path=str(shot), full_page=True)
@@ -283,4 +285,62 @@ def test_the_checks_would_see_a_script_or_a_policy_violation(browser, tmp_path):
     ran.write_text("<!DOCTYPE html><title>x</title><script>alert(1)</script>", encoding="utf-8")
     opened = Opened(browser, ran)
     assert opened.dialogs == ["1"]
+    opened.page.close()
+
+
+def _copy(source: Path, target: Path) -> Path:
+    shutil.copytree(source, target)
+    return target
+
+
+def test_an_exports_late_penalties_and_overrides_show_in_chromium_until_the_grades_change(
+    graded_class, browser, tmp_path
+):
+    """grader export writes the report again: its last section lists each late penalty and override with who and
+    why; a regrade after it (grader batch --only) leaves the section saying the export is out of date."""
+    out = _copy(graded_class, tmp_path / "out")
+    classroom = _copy(graded_class.parent / "class", tmp_path / "class")
+    roster = tmp_path / "roster.csv"
+    roster.write_text(
+        "student,name,lms_id,section\n"
+        + "".join(f"{s},{s.title()},{100 + i},A\n" for i, s in enumerate(["ada", "colm", "mia", "orla", "zoe"])),
+        encoding="utf-8",
+    )
+    times = tmp_path / "times.csv"
+    times.write_text("student,submitted_at\nmia,2026-12-03T01:00:00Z\nada,2026-12-01T20:00:00Z\n", encoding="utf-8")
+    (out / "overrides.csv").write_text(
+        "student,target,points,reason,who\norla,total,90,<b>copied</b> from colm: hearing of 2 December,dr &amp; co\n",
+        encoding="utf-8",
+    )
+    export = [
+        "export", str(out), "--format", "csv", "--roster", str(roster), "--late-per-day", "10",
+        "--submission-times", str(times), "--due", "2026-12-01T23:59:00+00:00",
+    ]  # fmt: skip
+    result = CliRunner().invoke(main, export)
+    assert result.exit_code == 0, result.output
+    final = {e["student"]: e for e in json.loads((out / "final_grades.json").read_text())["students"]}
+    assert final["mia"]["late_penalty"] > 0 and final["orla"]["final"] == 90 and final["zoe"]["status"] == "missing"
+
+    opened = Opened(browser, out / "report.html")
+    section = opened.page.locator("section#final-grades")
+    assert section.is_visible()
+    rows = {r.split("\t")[0]: r for r in section.locator("tbody tr").all_inner_texts()}
+    assert sorted(rows) == ["mia", "orla"]  # ada was on time: not adjusted
+    # 25 h 1 min late: two days begun, 20% of the score graded
+    assert rows["mia"].split("\t")[1:4] == [
+        f"{final['mia']['graded_score']:g}",
+        "25:01:00",
+        f"{final['mia']['graded_score'] * 0.2:g}",
+    ]
+    assert "<b>copied</b> from colm: hearing of 2 December; dr &amp; co" in rows["orla"] and "90" in rows["orla"]
+    assert "changed since this export" not in section.inner_text() and opened.problems() == []
+    assert opened.page.locator("section#final-grades b").count() == 0  # the reason shown as text
+    opened.page.close()
+
+    (classroom / "mia.py").write_text(reference_source(LAB), encoding="utf-8")  # fixed, and regraded
+    result = CliRunner().invoke(main, ["batch", str(classroom), "--lab", LAB, "--out", str(out), "--only", "mia"])
+    assert result.exit_code == 0, result.output
+    opened = Opened(browser, out / "report.html")
+    warning = opened.page.locator("section#final-grades .warning")
+    assert warning.is_visible() and "run grader export again" in warning.inner_text()
     opened.page.close()

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from grader.batch import gradebook, identical, plots
+from grader.batch import final_grades, gradebook, identical, plots
 from grader.batch.items import failure_line
 from grader.batch.messages import pattern
 from grader.report.page import html_page
@@ -36,6 +36,7 @@ td.number { text-align: right; font-variant-numeric: tabular-nums; }
 section { margin-bottom: 2.5em; }
 .plot svg { max-width: 100%; height: auto; }
 .note { color: #555; }
+.warning { color: #a40000; font-weight: bold; }
 .pair { display: grid; grid-template-columns: 1fr 1fr; gap: 0.5em; margin-bottom: 1.5em; }
 .pair > div { min-width: 0; }
 .pair pre { max-height: 36em; overflow: auto; margin: 0; padding: 0.3em 0; font-size: 0.8em; }
@@ -55,6 +56,7 @@ class ClassFolder:
     reports: dict[str, dict]  # reports/<key>.json by key
     similar: dict | None = None  # similarity.json, if the batch compared its students
     texts: dict[str, str] = field(default_factory=dict)  # files/<key>.py by student, for the pairs shown
+    final: dict | None = None  # final_grades.json, what the last grader export gave each roster student
 
 
 def _plural(n: int, word: str) -> str:
@@ -362,6 +364,72 @@ def late_work(folder: ClassFolder) -> str:
     )
 
 
+def _override_words(override: dict) -> str:
+    was = "nothing" if override["was"] is None else f"{override['was']:g}"
+    return f"{override['target']}: {was} \u2192 {override['points']:g} ({override['reason']}; {override['who']})"
+
+
+def _points(value: float | None) -> str:
+    return "" if value is None else html_text(f"{value:g}")
+
+
+def final_grades_section(folder: ClassFolder) -> str:
+    """What the last ``grader export`` gave: each late penalty and override, with who and why (its audit line
+    in audit.jsonl says the same), and whether the grades changed since."""
+    doc = folder.final
+    if doc is None:
+        return _section(
+            "final-grades",
+            "Final grades: late penalties and overrides",
+            _note(
+                "Not exported yet: grader export OUT --format canvas|moodle|csv --roster FILE applies the late policy "
+                "and OUT/overrides.csv, and this section then lists every grade they changed."
+            ),
+        )
+    students = doc["students"]
+    missing = sum(e["status"] == final_grades.MISSING for e in students)
+    policy = doc.get("late_policy")
+    policy_words = (
+        f"{policy['per_day_percent']:g}% a day begun, at most {policy['cap_percent']:g}%, "
+        f"{policy['grace_seconds']} s of grace"
+        if policy
+        else "none (late work not counted)"
+    )
+    parts = [
+        _note(
+            f"Exported {doc['exported_at']}: {_plural(len(students), 'roster student')}, {missing} missing "
+            f"(no grade{'' if missing == 0 else ' unless --missing-as-zero'}); late policy: {policy_words}."
+        )
+    ]
+    if doc.get("grades_sha256") != final_grades.grades_fingerprint(folder.records):
+        parts.append(
+            '<p class="warning">'
+            + html_text("The grades changed since this export (a regrade or a resume): run grader export again.")
+            + "</p>"
+        )
+    rows = [
+        [
+            html_text(e["student"]),
+            _points(e["graded_score"]),
+            html_text(e["late_by"]),
+            _points(e["late_penalty"]) if e["late_penalty"] else "",
+            "<br>".join(html_text(_override_words(o)) for o in e["overrides"]),
+            _points(e["final"]),
+        ]
+        for e in students
+        if final_grades.adjusted(e)
+    ]
+    if rows:
+        headings = ["student", "graded", "late by", "late penalty", "overrides (was \u2192 now; why; who)", "final"]
+        parts.append(_table(headings, rows, numbers={1, 3, 5}))
+    else:
+        parts.append(_note("No late penalty and no override: every final grade is the graded score."))
+    if doc.get("not_on_roster"):
+        names = _names([e["student"] for e in doc["not_on_roster"]])
+        parts.append(f'<p class="note">Graded but not on the roster (not exported): {names}</p>')
+    return _section("final-grades", "Final grades: late penalties and overrides", *parts)
+
+
 SECTIONS: list[Callable[[ClassFolder], str]] = [
     overview,
     scores,
@@ -373,6 +441,7 @@ SECTIONS: list[Callable[[ClassFolder], str]] = [
     similar,
     not_graded,
     late_work,
+    final_grades_section,
 ]
 
 

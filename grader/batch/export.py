@@ -62,8 +62,9 @@ def _user() -> str:
         return f"uid {os.geteuid()}"
 
 
-def _batch(root: Path) -> tuple[str, dict[str, dict], dict[str, dict]]:
-    """The batch folder's lab, its records (late work folded) by student, and its reports by record key."""
+def _batch(root: Path) -> tuple[str, dict[str, dict], dict[str, dict], str]:
+    """The batch folder's lab, its records (late work folded) by student, its reports by record key, and the
+    fingerprint of its grades (final_grades.grades_fingerprint)."""
     try:
         about, by_key = outputs.read_folder(root)
         reports = {
@@ -78,7 +79,7 @@ def _batch(root: Path) -> tuple[str, dict[str, dict], dict[str, dict]]:
     if not by_key:
         raise ExportError(f"{root} holds no student's record: grade the class with grader batch first")
     records = {r["student"]: r for r in gradebook.with_late_work(list(by_key.values()))}
-    return str(about.get("lab", "")), records, reports
+    return str(about.get("lab", "")), records, reports, final_grades.grades_fingerprint(list(by_key.values()))
 
 
 def _lms_lateness(request: Request, members: list[roster.Member]) -> dict[str, int]:
@@ -134,7 +135,7 @@ def _check_roster_for(format: str, members: list[roster.Member], name: str) -> N
 
 def prepare(request: Request, *, now: datetime | None = None) -> Prepared:
     """Everything the export writes, computed; ExportError on the first input that cannot be used."""
-    lab, records, reports = _batch(request.out)
+    lab, records, reports, graded = _batch(request.out)
     try:
         members = roster.read_class(request.roster)
     except roster.RosterError as exc:
@@ -178,7 +179,7 @@ def prepare(request: Request, *, now: datetime | None = None) -> Prepared:
     listed = {m.student for m in members}
     extra = [final_grades.not_on_roster(r) for student, r in sorted(records.items()) if student not in listed]
     moment = (now or datetime.now(timezone.utc)).isoformat(timespec="seconds")
-    doc = final_grades.document(lab, max_score, entries, extra, request.policy, moment)
+    doc = final_grades.document(lab, max_score, entries, extra, request.policy, moment, graded)
     output = request.output or request.out / f"gradebook-{request.format}.csv"
     assignment = request.assignment or lab
     text = lms.render(request.format, entries, extra, assignment, request.assignment_id, max_score)

@@ -20,6 +20,7 @@ go to ``OUT/final_grades.json`` (the HTML report reads them with ``read``) and t
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
@@ -152,13 +153,24 @@ def not_on_roster(record: dict) -> dict:
     }
 
 
-def document(lab: str, max_score: float, entries: list[dict], extra: list[dict], rule, exported_at: str) -> dict:
-    """OUT/final_grades.json: every roster student's final grade, the policy, and who was graded but not listed."""
+def grades_fingerprint(records: list[dict]) -> str:
+    """A hash of every record's student, status and score (late work's too): the grades an export started from,
+    so that the class report can tell an export made before a regrade or a resume changed them."""
+    grades = sorted((r["student"], r["key"], r["status"], r["score"]) for r in records)
+    return hashlib.sha256(json.dumps(grades).encode()).hexdigest()
+
+
+def document(
+    lab: str, max_score: float, entries: list[dict], extra: list[dict], rule, exported_at: str, graded: str
+) -> dict:
+    """OUT/final_grades.json: every roster student's final grade, the policy, and who was graded but not listed;
+    ``graded``: the grades_fingerprint of the records it was computed from."""
     return {
         "schema": SCHEMA,
         "lab": lab,
         "max_score": max_score,
         "exported_at": exported_at,
+        "grades_sha256": graded,
         "late_policy": rule.describe() if rule is not None else None,
         "students": entries,
         "not_on_roster": extra,

@@ -27,7 +27,7 @@ import json
 from pathlib import Path
 
 from grader import __version__, atomic, intake, labs
-from grader.batch import class_report, feedback, gradebook, identical, similarity, sources
+from grader.batch import class_report, feedback, final_grades, gradebook, identical, similarity, sources
 from grader.batch.inputs import Entry
 from grader.kit import manifest
 from grader.verdicts import SubmissionError
@@ -98,7 +98,8 @@ def class_folder(root: Path) -> class_report.ClassFolder:
         path = file_path(root, on_time.get(student, ""))
         if student in on_time and path.is_file():
             texts[student] = path.read_text(encoding="utf-8")
-    return class_report.ClassFolder(about, summary, list(records.values()), reports, similar, texts)
+    final = final_grades.read(root)  # the last grader export's, if any
+    return class_report.ClassFolder(about, summary, list(records.values()), reports, similar, texts, final)
 
 
 def write_report(root: Path) -> Path:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from grader.batch import export, late, lms
+from grader.batch import export, late, lms, outputs
 from grader.cli.options import UsageProblem
 from grader.report.text import for_terminal
 
@@ -85,8 +85,9 @@ def export_command(
       (before the late penalty); a total replaces the final grade (after it).
 
     Writes the file, OUT/final_grades.json, and appends a line to OUT/audit.jsonl (time, user, the roster's
-    and the overrides' sha256, each adjusted student). Exit status 0 when written, 2 (nothing written) on a
-    bad batch folder, roster, policy, course file or override.
+    and the overrides' sha256, each adjusted student); OUT/report.html is written again, to list them.
+    Exit status 0 when written, 2 (nothing written) on a bad batch folder, roster, policy, course file or
+    override.
     """
     try:
         rule, due_time = _policy(course, late_per_day, late_cap, late_grace)
@@ -104,10 +105,16 @@ def export_command(
         export.write(prepared)
     except OSError as exc:
         raise UsageProblem(f"cannot write the export: {exc.strerror or exc}") from None
+    try:  # the class report's final grades section shows what this export changed
+        report = outputs.write_report(out_dir)
+    except outputs.OutputError as exc:
+        report = None
+        click.echo(for_terminal(f"warning: the class report was not written again: {exc}"), err=True)
     entries = prepared.doc["students"]
     missing = sum(e["status"] == "missing" for e in entries)
     adjusted = len(prepared.audit["adjusted"])
     click.echo(
         f"{format_}: {len(entries)} roster students ({missing} missing, {adjusted} adjusted by a late penalty or "
         f"an override) written to {prepared.output}; final grades: {out_dir / export.FINAL_GRADES}"
+        + (f"; class report: {report}" if report else "")
     )
