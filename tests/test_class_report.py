@@ -41,6 +41,7 @@ SECTIONS = (
     "similar",
     "not-graded",
     "late",
+    "over-rounds",
     "final-grades",
 )
 HOSTILE = "</pre></td><script>alert(1)</script><img src=x onerror=alert(2)>"
@@ -344,3 +345,42 @@ def test_an_exports_late_penalties_and_overrides_show_in_chromium_until_the_grad
     warning = opened.page.locator("section#final-grades .warning")
     assert warning.is_visible() and "run grader export again" in warning.inner_text()
     opened.page.close()
+
+
+def test_earlier_rounds_show_the_class_over_time_in_chromium(graded_class, browser, tmp_path):
+    """grader report OUT --round EARLIER: an earlier round of two students (a correct file, the starter) beside
+    this one: its scores and the tests that changed, in a plot and tables; a round of another lab, or OUT itself,
+    refused in one line."""
+    early = tmp_path / "class-week1"
+    early.mkdir()
+    (early / "orla.py").write_text(_independent("correct_functional"), encoding="utf-8")
+    (early / "mia.py").write_text(labs.get(LAB).starter.read_text(encoding="utf-8"), encoding="utf-8")
+    first = tmp_path / "week1"
+    result = CliRunner().invoke(main, ["batch", str(early), "--lab", LAB, "--out", str(first), "--jobs", "2"])
+    assert result.exit_code == 0, result.output
+    out = _copy(graded_class, tmp_path / "week2")
+    result = CliRunner().invoke(main, ["report", str(out), "--round", str(first)])
+    assert result.exit_code == 0, result.output
+
+    opened = Opened(browser, out / "report.html")
+    section = opened.page.locator("section#over-rounds")
+    box = section.locator("svg").bounding_box()
+    assert box and box["width"] > 200 and box["height"] > 100
+    tables = section.locator("table")
+    rounds = tables.nth(0).locator("tbody tr").all_inner_texts()
+    earlier, now = (json.loads((folder / "summary.json").read_text())["distribution"] for folder in (first, out))
+    assert [r.split("\t")[:3] for r in rounds] == [
+        ["week1", str(earlier["count"]), f"{earlier['mean_percent']:g}%"],
+        ["this round", str(now["count"]), f"{now['mean_percent']:g}%"],
+    ]
+    assert tables.nth(1).locator("thead th").all_inner_texts() == ["test", "week1", "this round"]
+    assert tables.nth(1).locator("tbody tr").count() == class_report.ROUND_TESTS
+    assert opened.problems() == []
+    opened.page.close()
+
+    other = _copy(first, tmp_path / "other-lab")
+    summary = json.loads((other / "summary.json").read_text())
+    (other / "summary.json").write_text(json.dumps({**summary, "lab": "lesson1_3"}))
+    for rounds_given, wanted in (([other], "is a round of lab lesson1_3, not ch06"), ([out], "not an earlier round")):
+        result = CliRunner().invoke(main, ["report", str(out), *(a for r in rounds_given for a in ("--round", str(r)))])
+        assert result.exit_code == 2 and len(result.output.splitlines()) == 1 and wanted in result.output

@@ -57,6 +57,7 @@ class ClassFolder:
     similar: dict | None = None  # similarity.json, if the batch compared its students
     texts: dict[str, str] = field(default_factory=dict)  # files/<key>.py by student, for the pairs shown
     final: dict | None = None  # final_grades.json, what the last grader export gave each roster student
+    rounds: list[tuple[str, dict]] = field(default_factory=list)  # earlier rounds' (label, summary.json), oldest first
 
 
 def _plural(n: int, word: str) -> str:
@@ -430,6 +431,56 @@ def final_grades_section(folder: ClassFolder) -> str:
     return _section("final-grades", "Final grades: late penalties and overrides", *parts)
 
 
+ROUND_TESTS = 20  # the tests whose pass rate changed most, shown round by round
+
+
+def _percent(value: float | None) -> str:
+    return "" if value is None else html_text(f"{value:g}%")
+
+
+def over_rounds(folder: ClassFolder) -> str:
+    """The class round by round (grader report OUT --round EARLIER ...): scores, and the tests that changed most."""
+    title = "Over rounds"
+    if not folder.rounds:
+        return _section(
+            "over-rounds",
+            title,
+            _note(
+                "One round: grader report OUT --round EARLIER_OUT ... (this lab's earlier batch folders, oldest first) "
+                "compares the class with its earlier rounds here."
+            ),
+        )
+    rounds = [*folder.rounds, ("this round", folder.summary)]
+    labels = [label for label, _ in rounds]
+    dists = [summary["distribution"] for _, summary in rounds]
+    means = [d.get("mean_percent") if d["count"] else None for d in dists]
+    medians = [d.get("median_percent") if d["count"] else None for d in dists]
+    rows = [
+        [html_text(label), str(d["count"]), _percent(mean), _percent(median)]
+        for label, d, mean, median in zip(labels, dists, means, medians, strict=True)
+    ]
+    parts = [
+        _note("Each round's students counted in the statistics, their mean and median score; oldest first."),
+        _plot(plots.rounds, labels, {"mean": means, "median": medians}),
+        _table(["round", "students counted", "mean", "median"], rows, numbers={1, 2, 3}),
+    ]
+    rates = [{t["id"]: t["pass_rate"] for t in summary["tests"]} for _, summary in rounds]
+    ids = sorted({i for r in rates for i in r})
+
+    def change(test_id: str) -> float:
+        known = [r[test_id] for r in rates if test_id in r]
+        return max(known) - min(known)
+
+    moved = sorted(ids, key=lambda i: (-change(i), i))[:ROUND_TESTS]
+    test_rows = [
+        [f"<code>{html_text(i)}</code>", *("" if i not in r else html_text(f"{r[i]:.0%}") for r in rates)]
+        for i in moved
+    ]
+    parts.append(_note(f"The {len(moved)} tests whose pass rate changed most from round to round:"))
+    parts.append(_table(["test", *labels], test_rows, numbers=set(range(1, len(labels) + 1))))
+    return _section("over-rounds", title, *parts)
+
+
 SECTIONS: list[Callable[[ClassFolder], str]] = [
     overview,
     scores,
@@ -441,6 +492,7 @@ SECTIONS: list[Callable[[ClassFolder], str]] = [
     similar,
     not_graded,
     late_work,
+    over_rounds,
     final_grades_section,
 ]
 

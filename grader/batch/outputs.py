@@ -66,9 +66,8 @@ def file_path(root: Path, key: str) -> Path:
     return root / "files" / f"{key}.py"
 
 
-def class_folder(root: Path) -> class_report.ClassFolder:
-    """What the class report reads from a batch folder whose class files are written: OutputError if it is not one."""
-    about, records = read_folder(root)
+def _summary(root: Path) -> dict:
+    """A finished batch folder's summary.json, of this kit's schema; OutputError otherwise."""
     try:
         summary = json.loads((root / "summary.json").read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -82,6 +81,29 @@ def class_folder(root: Path) -> class_report.ClassFolder:
             f"{root}/summary.json is {summary.get('schema')}, not {gradebook.SCHEMA}: "
             "write the folder again with this kit (grader merge, or grader batch --resume)"
         )
+    return summary
+
+
+def _earlier_rounds(root: Path, lab: str, rounds: list[Path]) -> list[tuple[str, dict]]:
+    """The earlier rounds' summaries, labelled by folder name (its path where two names are alike)."""
+    names = [path.name for path in rounds]
+    found = []
+    for path in rounds:
+        if path.resolve() == root.resolve():
+            raise OutputError(f"{path} is the folder reported on, not an earlier round")
+        read_folder(path)  # a batch folder, or OutputError saying why not
+        summary = _summary(path)
+        if summary.get("lab") != lab:
+            raise OutputError(f"{path} is a round of lab {summary.get('lab')}, not {lab}")
+        found.append((path.name if names.count(path.name) == 1 else str(path), summary))
+    return found
+
+
+def class_folder(root: Path, rounds: list[Path] = ()) -> class_report.ClassFolder:
+    """What the class report reads from a batch folder whose class files are written, and from the folders of
+    ``rounds``, the same lab's earlier batches, oldest first: OutputError if one is not such a folder."""
+    about, records = read_folder(root)
+    summary = _summary(root)
     try:
         reports = {
             key: json.loads((root / record["report"]).read_text(encoding="utf-8"))
@@ -99,13 +121,15 @@ def class_folder(root: Path) -> class_report.ClassFolder:
         if student in on_time and path.is_file():
             texts[student] = path.read_text(encoding="utf-8")
     final = final_grades.read(root)  # the last grader export's, if any
-    return class_report.ClassFolder(about, summary, list(records.values()), reports, similar, texts, final)
+    earlier = _earlier_rounds(root, summary["lab"], list(rounds))
+    return class_report.ClassFolder(about, summary, list(records.values()), reports, similar, texts, final, earlier)
 
 
-def write_report(root: Path) -> Path:
-    """``root``/report.html from the folder's files alone; OutputError if it is not a batch folder with a summary."""
+def write_report(root: Path, rounds: list[Path] = ()) -> Path:
+    """``root``/report.html from the folder's files alone (and the summaries of the earlier ``rounds``);
+    OutputError if it is not a batch folder with a summary."""
     path = root / "report.html"
-    atomic.write_text(path, class_report.render(class_folder(root)))
+    atomic.write_text(path, class_report.render(class_folder(root, rounds)))
     return path
 
 

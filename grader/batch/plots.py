@@ -100,3 +100,21 @@ def item_analysis(tests: Sequence[dict]) -> str:
     axes.set_ylabel("discrimination index")
     axes.legend(loc="lower left", fontsize="small")
     return to_svg(figure, "test-items")
+
+
+def rounds(labels: Sequence[str], lines: dict[str, Sequence[float | None]]) -> str:
+    """The class over grading rounds (oldest first): each line (e.g. the mean and the median score, in percent)
+    one point per round; a round with no value for a line (no student counted) leaves a gap."""
+    pyplot = _pyplot()
+    figure, axes = pyplot.subplots(figsize=(WIDTH, HEIGHT))
+    positions = list(range(len(labels)))
+    for name, values in lines.items():
+        axes.plot(positions, [float("nan") if v is None else v for v in values], marker="o", label=name)
+    axes.set_xticks(
+        positions, labels, rotation=30 if len(labels) > 4 else 0, ha="right" if len(labels) > 4 else "center"
+    )
+    axes.set_ylim(-5, 105)
+    axes.set_xlabel("round (oldest first)")
+    axes.set_ylabel("score (percent of the maximum)")
+    axes.legend(loc="lower right", fontsize="small")
+    return to_svg(figure, "rounds")
