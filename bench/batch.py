@@ -70,7 +70,7 @@ def generate_class(folder: Path, size: int, lab_id: str = "ch06") -> dict[str, s
     return kinds
 
 
-def _batch_seconds(folder: Path, out: Path, jobs: int) -> float:
+def batch_seconds(folder: Path, out: Path, jobs: int) -> float:
     started = time.perf_counter()
     command = [sys.executable, "-m", "grader", "batch", str(folder), "--lab", "ch06", "--out", str(out)]
     subprocess.run([*command, "--jobs", str(jobs)], cwd=labs.KIT_ROOT, capture_output=True, check=True)
@@ -99,6 +99,16 @@ def similarity_seconds(folder: Path, names: list[str]) -> dict:
     return {"students": len(names), "seconds": round(time.perf_counter() - started, 2), "pairs": len(found)}
 
 
+def report_seconds(out: Path) -> float:
+    """`grader report` on a graded class's folder, in a fresh process as the batch's end writes it (matplotlib
+    imported, the plots drawn, similar pairs side by side): the part of the batch's time the page costs."""
+    started = time.perf_counter()
+    subprocess.run(
+        [sys.executable, "-m", "grader", "report", str(out)], cwd=labs.KIT_ROOT, capture_output=True, check=True
+    )
+    return time.perf_counter() - started
+
+
 def _first(folder: Path, names: list[str], into: Path) -> Path:
     """A class folder holding copies of the first students (batch input refuses symlinks)."""
     into.mkdir(parents=True)
@@ -110,8 +120,8 @@ def _first(folder: Path, names: list[str], into: Path) -> Path:
 def bench_batch(repeat: int, size: int = 200, sizes: tuple[int, ...] = SCALING_SIZES) -> dict:
     """A generated class through `grader batch` with 1 and N jobs, against in-process grading
     and against one `grader run` per student, and the first 50 to 400 of its students with N
-    jobs: the time must grow linearly. Then what the lab's hidden tests cost a batch, and the
-    comparison of every pair of students' files (similar submissions).
+    jobs: the time must grow linearly. Then what the lab's hidden tests cost a batch, the
+    comparison of every pair of students' files (similar submissions), and the class report.
 
     One run of each (a run of 200 students is itself an average); the in-process figure
     grades the honest submissions (trusted code only) in the batch's chunks. Every prefix
@@ -130,14 +140,14 @@ def bench_batch(repeat: int, size: int = 200, sizes: tuple[int, ...] = SCALING_S
         folder = _first(everyone, names[:size], Path(tmp) / "class")
         kinds = {n: all_kinds[n] for n in names[:size]}
         honest = [n for n, k in kinds.items() if k != "hostile"]
-        times = {n: _batch_seconds(folder, Path(tmp) / f"out{n}", n) for n in sorted({1, jobs})}
+        times = {n: batch_seconds(folder, Path(tmp) / f"out{n}", n) for n in sorted({1, jobs})}
         one_by_one = one_by_one_seconds(folder, names[:ONE_BY_ONE], Path(tmp) / "one_by_one")
         scaling = {}
         for n in sizes:
             seconds = times[jobs] if n == size else None
             if seconds is None:
                 prefix = _first(everyone, names[:n], Path(tmp) / f"first{n}")
-                seconds = _batch_seconds(prefix, Path(tmp) / f"scaling{n}", jobs)
+                seconds = batch_seconds(prefix, Path(tmp) / f"scaling{n}", jobs)
             scaling[n] = seconds
         # The same students in-process, in chunks as long as the batch's (one pytest session
         # each): one session for all would load every file into one process and slow down.
@@ -148,6 +158,7 @@ def bench_batch(repeat: int, size: int = 200, sizes: tuple[int, ...] = SCALING_S
         in_process = (time.perf_counter() - started) / len(honest)
         walled = [json.loads((Path(tmp) / "out1" / "reports" / f"{n}.json").read_text())["duration_s"] for n in honest]
         similar = similarity_seconds(folder, names[:size])
+        report = report_seconds(Path(tmp) / f"out{jobs}")
         hidden = hidden_tests_cost(_first(everyone, names[:HIDDEN_SIZE], Path(tmp) / "hidden"), Path(tmp), jobs)
     throughput = {n: size / t for n, t in times.items()}
     per_honest = sum(walled) / len(walled)
@@ -183,6 +194,8 @@ def bench_batch(repeat: int, size: int = 200, sizes: tuple[int, ...] = SCALING_S
         },
         "hidden_tests": hidden,
         "similarity": similar,  # included in the batch's times above: the batch compares after grading
+        # the class report (report.html), also included in them: the batch writes it last
+        "report": {"seconds": round(report, 2), "share_of_batch": round(report / times[jobs], 3)},
     }
 
 

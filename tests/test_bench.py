@@ -85,3 +85,12 @@ def test_the_similarity_figure_compares_the_generated_class(tmp_path):
     figure = bench_batch.similarity_seconds(tmp_path, sorted(kinds))
     # The class is built from copies: the reference's mutants are alike (each one bug apart)
     assert figure["students"] == 20 and figure["pairs"] > 0 and figure["seconds"] > 0
+
+
+def test_the_report_figure_writes_the_class_report_of_a_graded_folder(tmp_path):
+    bench_batch.generate_class(tmp_path / "class", 2)
+    out = tmp_path / "out"
+    bench_batch.batch_seconds(tmp_path / "class", out, 1)
+    (out / "report.html").unlink()
+    assert bench_batch.report_seconds(out) > 0
+    assert '<section id="scores">' in (out / "report.html").read_text(encoding="utf-8")  # written again
