@@ -31,6 +31,7 @@ class _LazyGroup(click.Group):
         "export-student": "integrity:export_student",
         "gradescope": "gradescope:gradescope_command",
         "gradescope-run": "gradescope:gradescope_run_command",
+        "mutants": "mutants:mutants_command",
     }
 
     def list_commands(self, ctx):

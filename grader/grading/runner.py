@@ -403,6 +403,7 @@ def run_many(
     isolation: str = "worker",
     timeout: float | None = None,
     on_result: Callable[[int, Run], None] | None = None,
+    stop_at_first_failure: bool = False,
 ) -> list[Run]:
     """Grade several submissions in as few pytest sessions as possible.
 
@@ -412,7 +413,9 @@ def run_many(
     submission has the run_seconds (``timeout``) of a solo run: one that spends them gets
     what ``run_tests`` gives at its deadline. If the session stops otherwise (a hang, a
     crash), the submission it was grading is graded again alone, with ``run_tests``'s
-    recovery. Either way the queue goes on with the next ones.
+    recovery. Either way the queue goes on with the next ones. With ``stop_at_first_failure`` a
+    submission's graded tests after its first failure are skipped (0 points): only whether it loses a
+    point is known (grader mutants).
     """
     scratch.sweep_once()
     require_sandbox(isolation)
@@ -445,7 +448,10 @@ def run_many(
     while remaining:
         with scratch.temporary("queue") as tmp:
             queue = tmp / "queue.json"
-            queue.write_text(json.dumps([{"key": str(i), "path": str(impls[i].path)} for i in remaining]))
+            entries = [{"key": str(i), "path": str(impls[i].path)} for i in remaining]
+            if stop_at_first_failure:
+                entries = [{**entry, "stop_at_first_failure": True} for entry in entries]
+            queue.write_text(json.dumps(entries))
             env = {QUEUE_ENV: str(queue)}
             first = impls[remaining[0]]
             run = _run_pytest(

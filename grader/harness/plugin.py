@@ -171,6 +171,15 @@ def pytest_runtest_call(item):
     return result
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item):
+    """A queue entry that asks to stop at its first failure (grader mutants: one lost point kills a mutant)
+    skips its remaining graded tests once one has failed; a skip in setup leaves pytest's fixtures consistent."""
+    grading = item.config.stash[state.SESSION_KEY]
+    if grading.stop_at_first_failure and grading.submission_failed and graded_info(item) is not None:
+        pytest.skip("not run: an earlier test of this submission failed")
+
+
 @pytest.hookimpl(trylast=True)
 def pytest_runtest_teardown(item, nextitem):
     if graded_info(item) is not None:
@@ -188,9 +197,13 @@ def pytest_runtestloop(session):
     items = session.items
     for entry in queue:
         grading.select(Path(entry["path"]))
+        grading.stop_at_first_failure = bool(entry.get("stop_at_first_failure"))
+        grading.submission_failed = False
         stream.submission(entry["key"])
         for i, item in enumerate(items):
             item.config.hook.pytest_runtest_protocol(item=item, nextitem=items[i + 1] if i + 1 < len(items) else None)
+            if graded_info(item) is not None and item.stash.get(_verdict_key, verdicts.PASSED) != verdicts.PASSED:
+                grading.submission_failed = True
         _end_submission(grading, stream)
         stream.submission_done(entry["key"])
     return True

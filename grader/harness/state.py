@@ -52,6 +52,8 @@ class Session:
     # What this process holds.
     handles: list = field(default_factory=list)  # every lab handle given to a test file
     selected: Path | None = None  # the submission a queue is grading now
+    stop_at_first_failure: bool = False  # the queue entry being graded asks to skip its tests after a failure
+    submission_failed: bool = False  # a graded test of that submission has failed
     wall: object | None = None  # the wall session of the submission being graded (grader.wall.session)
 
     @classmethod

@@ -95,7 +95,7 @@ UNARY_CASES = {
     "exp": (lambda x: x.exp(), 0.7),
     "log": (lambda x: x.log(), 1.3),
     "tanh": (lambda x: x.tanh(), -0.4),
-    "relu_positive": (lambda x: x.relu(), 1.5),
+    "relu_positive": (lambda x: x.relu(), 0.5),  # below 1: a threshold at 1 instead of 0 shows
     "relu_negative": (lambda x: x.relu(), -0.8),
     "pow_3": (lambda x: x**3, 1.7),
     "pow_negative": (lambda x: x**-1, 0.6),
@@ -161,6 +161,8 @@ def test_value_used_twice_gets_both_contributions():
     # The same leaf in every operand position: a rule that assigns instead of adding loses a contribution.
     for name, f in REUSE_CASES.items():
         check_scalar_gradients(lab.Value, f, [1.5], f"Value {name}", hint=REUSE)
+        # + x on top: x already holds a contribution when each rule of f runs, which an assignment (=) loses
+        check_scalar_gradients(lab.Value, lambda x, f=f: f(x) + x, [1.5], f"Value ({name}) + x", hint=REUSE)
 
 
 REUSE_CASES = {
@@ -245,6 +247,13 @@ def test_value_second_backward_accumulates_leaves_only():
         atol=0,
         rtol=0,
     )
+    x.backward()  # a leaf as the output: d(x)/d(x) = 1 is added to what x.grad holds
+    expect_close(
+        as_float(x.grad, "x.grad"),
+        15.0,
+        "x.backward() after the two calls: x.grad (14 + 1)",
+        hint="backward() adds 1 into the output's own .grad with `+=`, not `=`: the output may be a leaf",
+    )
 
 
 # ---------------------------------------------------------------------------
@@ -281,6 +290,19 @@ def test_backward_with_explicit_seed():
             seed=[1.0, 0.0, -1.0],
             hint="backward(grad) starts from the grad it is given: here x.grad = 2 * grad",
         )
+        # The edge of accumulation: the output is the leaf itself. backward(grad) adds grad to what x.grad
+        # holds, and keeps no reference to the caller's array (a later pass must not write into it).
+        seed = np.array([1.0, 0.0, -1.0])
+        x.backward(seed)
+        y.backward(np.array([1.0, 0.0, -1.0]))
+        expect_close(
+            as_array(x.grad, "x.grad"),
+            [5.0, 0.0, -5.0],
+            "x.grad after (x * 2).backward(g), x.backward(g), (x * 2).backward(g) with g = [1, 0, -1]: 2g + g + 2g",
+            hint="backward(grad) adds grad to the output's own .grad, a leaf output too: `+=`, not `=` "
+            "(self.grad = self.grad + grad; keeping the array passed in would share it)",
+        )
+        expect_close(seed, [1.0, 0.0, -1.0], "the array passed to x.backward(g), after a later backward pass")
 
 
 def weighted(out, seed=7):
@@ -405,6 +427,8 @@ def test_tensor_used_twice_gets_all_contributions(case):
     data = positive(2, 3) if "log" in case else normal(2, 3)
     f = REUSE_CASES[case]
     check_tensor_gradients(lab.Tensor, lambda t: weighted(f(t)), [data], f"Tensor {case}", hint=REUSE)
+    # + x on top: x already holds a contribution when each rule of f runs, which an assignment (=) loses
+    check_tensor_gradients(lab.Tensor, lambda t: weighted(f(t) + t), [data], f"Tensor ({case}) + x", hint=REUSE)
 
 
 @graded(task="tensor", points=2, hint=UNBROADCAST + ": first the extra leading axes, then the stretched size-1 ones")
@@ -441,6 +465,13 @@ def test_matmul_broadcasts_leading_axes():
         [normal(2, 1, 3, 4), normal(5, 4, 2, seed=1)],
         "Tensor (2, 1, 3, 4) @ (5, 4, 2)",
         hint="the transpose is a swap of the last two axes; " + UNBROADCAST,
+    )
+    check_tensor_gradients(
+        lab.Tensor,
+        lambda a, b: weighted(a @ b + a),
+        [normal(3, 3), normal(3, 3, seed=1)],
+        "Tensor a @ b + a, (3, 3) each: a gets 1 from + before @'s rule runs",
+        hint="@'s rule adds into a.grad and b.grad with `+=`, not `=`: a also gets a contribution from the + node",
     )
 
 
@@ -680,6 +711,13 @@ def test_exercise_e_sigmoid(scale):
     x = scale * np.random.default_rng(1).normal(size=(3, 4))
     check_tensor_gradients(
         lab.Tensor, lambda a: (a.sigmoid() ** 2).sum(), [x], f"sigmoid ** 2, inputs scaled by {scale}"
+    )
+    check_tensor_gradients(
+        lab.Tensor,
+        lambda a: (a.sigmoid() + a).sum(),
+        [x],
+        f"sigmoid(x) + x, inputs scaled by {scale}: x gets 1 from + before sigmoid's rule runs",
+        hint="sigmoid's rule adds into x.grad with `+=`, not `=`: x also gets a contribution from the + node",
     )
 
 

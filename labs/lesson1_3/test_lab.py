@@ -178,9 +178,9 @@ SCALAR_CASES = {
     "neg_sub": (lambda a, b: -a - b, [1.5, -0.7], "-a is a * -1 and a - b is a + (-b): both stay in the graph"),
     "div": (lambda a, b: a / b, [1.5, -0.7], "a / b is a * b**-1, so d(a/b)/db = -a / b**2"),
     "numbers_on_the_left": (
-        lambda a, b: 2.0 - a * b + 3.0 / a + 1.0 + 4.0 * b,
+        lambda a, b: 2.0 - a * b + 3.0 / a + (1.0 + 4.0 * b),
         [1.5, -0.7],
-        "the value is right, so each number sits where it belongs: check the backward rules of 2 - x, 3 / x and x + 1",
+        "the value is right, so each number sits where it belongs: check the backward rules of 2 - x, 3 / x and 1 + x",
     ),
     "numbers_on_the_right": (
         lambda a, b: (a - 2.0) / 4.0 + b * 0.5,
@@ -212,7 +212,7 @@ def test_engine_operations(case):
     check_scalar_gradients(lab.Value, f, inputs, f"Value {case}", hint=hint)
 
 
-@pytest.mark.parametrize("at", [2.0, -2.0, 0.0], ids=["x=2", "x=-2", "x=0"])
+@pytest.mark.parametrize("at", [0.5, -2.0, 0.0], ids=["x=0.5", "x=-2", "x=0"])
 @graded(task="engine", points=1, hint="exercise 2: relu(x) = x if x > 0 else 0; its gradient is 1 if x > 0 else 0")
 def test_engine_relu(at):
     x = lab.Value(at)
@@ -228,6 +228,14 @@ def test_engine_relu(at):
     )
     if at != 0.0:  # at the kink the central difference straddles both sides and gives 0.5
         expect_close(central(lambda v: max(v, 0.0), [at], 0), 1.0 if at > 0 else 0.0, "the central difference")
+    x = lab.Value(at)
+    (x.relu() + x).backward()  # x reaches the output twice: relu's rule must add to x.grad, not replace it
+    expect_close(
+        as_float(x.grad, "x.grad"),
+        (1.0 if at > 0 else 0.0) + 1.0,
+        f"d(relu(x) + x)/dx at x = {at:g}",
+        hint="relu's backward adds its contribution to x.grad with `+=`, not `=`: x also gets 1 from the + node",
+    )
 
 
 @graded(
@@ -245,6 +253,24 @@ def test_engine_leaf_gradients_add_up_across_backward_passes():
         [4.0, 4.0],
         "(x.grad, w.grad) after (x*w).backward() then (x*x + w).backward(): (-2 + 6, 3 + 1)",
         hint=diagnoses.leaf_passes(got, [6.0, 1.0]),
+    )
+    y = x * w + x
+    x.grad = w.grad = 0.0
+    y.backward()
+    y.backward()  # the same graph twice: each pass adds (w + 1, x) again, whatever .grad its inner nodes kept
+    expect_close(
+        grads(x, w),
+        [-2.0, 6.0],
+        "(x.grad, w.grad) after y = x*w + x, y.backward() twice: 2 * (w + 1, x)",
+        hint="backward() resets the inner nodes' .grad to 0 on every pass; only the leaves add up",
+    )
+    x.grad = 0.5
+    x.backward()  # a leaf's own output: d(x)/d(x) = 1, added to what x.grad holds
+    expect_close(
+        as_float(x.grad, "x.grad"),
+        1.5,
+        "x.grad = 0.5, then x.backward()",
+        hint="backward() adds 1 into the output's own .grad with `+=`, not `=`: the output may be a leaf",
     )
 
 

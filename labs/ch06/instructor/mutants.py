@@ -1142,6 +1142,19 @@ MUTANTS = [
         },
     ),
     Mutant(
+        # The rule at the edge of accumulation that tests written apart from the kit found: the output
+        # itself is a leaf, and its gradient is the caller's array, stored by reference.
+        name="tensor_backward_stores_the_seed",
+        kind="overwrite",
+        bug="Tensor.backward sets the output's .grad to the grad it is given (the caller's array) instead of adding it",
+        within="Tensor.backward",
+        old="self.grad = self.grad + grad",
+        new="self.grad = grad",
+        caught_by={
+            "test_backward_with_explicit_seed",
+        },
+    ),
+    Mutant(
         name="tensor_backward_no_single_element_check",
         kind="raises",
         bug="Tensor.backward without a seed silently uses ones for a multi-element output",

@@ -317,7 +317,7 @@ MUTANTS = [
         old="self.grad += (1.0 if self.data > 0 else 0.0) * out.grad",
         new="self.grad += out.data * out.grad",
         caught_by={
-            "test_engine_relu[x=2]",
+            "test_engine_relu[x=0.5]",
         },
     ),
     Mutant(
@@ -608,7 +608,7 @@ MUTANTS = [
             "test_engine_operations[numbers_on_the_right]",
             "test_engine_operations[pow]",
             "test_engine_operations[tanh]",
-            "test_engine_relu[x=2]",
+            "test_engine_relu[x=0.5]",
             "test_engine_reproduces_the_lessons_graph",
             "test_engine_two_layer_tanh",
             "test_fit_line_on_noisy_points_reaches_the_least_squares_line",
@@ -668,7 +668,7 @@ MUTANTS = [
             "test_engine_operations[numbers_on_the_right]",
             "test_engine_operations[pow]",
             "test_engine_operations[tanh]",
-            "test_engine_relu[x=2]",
+            "test_engine_relu[x=0.5]",
             "test_engine_reproduces_the_lessons_graph",
             "test_engine_two_layer_tanh",
             "test_fit_line_on_noisy_points_reaches_the_least_squares_line",
