@@ -290,19 +290,6 @@ def test_backward_with_explicit_seed():
             seed=[1.0, 0.0, -1.0],
             hint="backward(grad) starts from the grad it is given: here x.grad = 2 * grad",
         )
-        # The edge of accumulation: the output is the leaf itself. backward(grad) adds grad to what x.grad
-        # holds, and keeps no reference to the caller's array (a later pass must not write into it).
-        seed = np.array([1.0, 0.0, -1.0])
-        x.backward(seed)
-        y.backward(np.array([1.0, 0.0, -1.0]))
-        expect_close(
-            as_array(x.grad, "x.grad"),
-            [5.0, 0.0, -5.0],
-            "x.grad after (x * 2).backward(g), x.backward(g), (x * 2).backward(g) with g = [1, 0, -1]: 2g + g + 2g",
-            hint="backward(grad) adds grad to the output's own .grad, a leaf output too: `+=`, not `=` "
-            "(self.grad = self.grad + grad; keeping the array passed in would share it)",
-        )
-        expect_close(seed, [1.0, 0.0, -1.0], "the array passed to x.backward(g), after a later backward pass")
 
 
 def weighted(out, seed=7):
@@ -428,7 +415,14 @@ def test_tensor_used_twice_gets_all_contributions(case):
     f = REUSE_CASES[case]
     check_tensor_gradients(lab.Tensor, lambda t: weighted(f(t)), [data], f"Tensor {case}", hint=REUSE)
     # + x on top: x already holds a contribution when each rule of f runs, which an assignment (=) loses
-    check_tensor_gradients(lab.Tensor, lambda t: weighted(f(t) + t), [data], f"Tensor ({case}) + x", hint=REUSE)
+    check_tensor_gradients(
+        lab.Tensor,
+        lambda t: weighted(f(t) + t),
+        [data],
+        f"Tensor ({case}) + x",
+        hint=REUSE,
+        forward_hint="f(x) alone was right, f(x) + x is not: an operation of f changed x's data in place",
+    )
 
 
 @graded(task="tensor", points=2, hint=UNBROADCAST + ": first the extra leading axes, then the stretched size-1 ones")
@@ -513,6 +507,22 @@ def test_backward_accumulates_on_leaves_only():
         calls=2,
         hint="leaves accumulate across backward() calls; intermediates are set to zero at the start of each call",
     )
+    # The edge of accumulation: the output is the leaf itself. backward(grad) adds grad to what x.grad
+    # holds, and keeps no reference to the caller's array (a later pass must not write into it).
+    x = lab.Tensor([1.0, 2.0, 3.0])
+    y = x * 2.0
+    y.backward(np.array([1.0, 0.0, -1.0]))
+    seed = np.array([1.0, 0.0, -1.0])
+    x.backward(seed)
+    y.backward(np.array([1.0, 0.0, -1.0]))
+    expect_close(
+        as_array(x.grad, "x.grad"),
+        [5.0, 0.0, -5.0],
+        "x.grad after (x * 2).backward(g), x.backward(g), (x * 2).backward(g) with g = [1, 0, -1]: 2g + g + 2g",
+        hint="backward(grad) adds grad to the output's own .grad, a leaf output too: `+=`, not `=` "
+        "(self.grad = self.grad + grad; keeping the array passed in would share it)",
+    )
+    expect_close(seed, [1.0, 0.0, -1.0], "the array passed to x.backward(g), after a later backward pass")
 
 
 @graded(
