@@ -168,7 +168,8 @@ class Value:
         for p in self._parents:
             if p._parents:
                 p.grad = 0.0
-        self.grad = 1.0
+        # And for "x.backward() on a leaf adds 1": a leaf output keeps what it held.
+        self.grad = (0.0 if self._parents else self.grad) + 1.0
         for v in reversed(order):
             v._backward()
 
