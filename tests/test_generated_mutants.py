@@ -2,6 +2,7 @@
 the lab does not declare equivalent; the generator mutates only the solution regions, with stable ids."""
 
 import dataclasses
+import json
 import textwrap
 
 import pytest
@@ -9,6 +10,8 @@ from click.testing import CliRunner
 
 from grader import labs
 from grader.cli import main
+from grader.grading import runner
+from grader.implementation import Implementation
 from grader.kit import mutant_grading, mutants
 
 SOURCE = textwrap.dedent(
@@ -118,3 +121,45 @@ class TestLesson1_3:
 
 def test_every_lab_has_its_class():
     assert {TestCh06.LAB, TestLesson1_3.LAB} == set(labs.discover()), "add a class for the new lab above"
+
+
+def test_a_queue_entry_stops_at_its_first_failure_and_the_next_one_runs_whole(tmp_path):
+    """run_many(stop_at_first_failure=True), behind the wall: the pristine starter fails its first graded test and
+    skips the rest; the reference after it in the same session runs every test (the stop is per submission)."""
+    lab = labs.get("lesson1_3").visible_only()
+    starter = tmp_path / "starter.py"
+    starter.write_text(lab.starter.read_text(encoding="utf-8"), encoding="utf-8")
+    reference = tmp_path / "reference.py"
+    reference.write_text(mutant_grading.generate(lab)[0], encoding="utf-8")
+    runs = {}
+    runner.run_many(
+        lab,
+        [Implementation("submission", starter), Implementation("submission", reference)],
+        isolation="worker",
+        on_result=lambda position, run: runs.__setitem__(position, run),
+        stop_at_first_failure=True,
+    )
+    outcomes = [r.outcome for r in runs[0].results]
+    assert outcomes[0] == "failed" and set(outcomes[1:]) == {"not_run"} and len(outcomes) > 10
+    assert all(r.points == 0 for r in runs[0].results)
+    assert {r.outcome for r in runs[1].results} == {"passed"} and len(runs[1].results) == len(outcomes)
+
+
+def test_a_survivor_is_printed_with_its_diff_exits_1_and_is_in_the_json(monkeypatch, tmp_path):
+    """The command's report of a survivor: a "mutant" that changes only a comment scores full marks."""
+    lab = labs.get("lesson1_3")
+    reference, generated = mutant_grading.generate(lab)
+    harmless = reference.replace("\n", "\n# a harmless edit\n", 1)
+    survivor = mutants.GeneratedMutant("fit_line:comment:00000000", "fit_line", "comment", 2, harmless)
+    declared = mutant_grading.declared_equivalent(lab)
+    killed = next(m for m in generated if m.id not in declared)  # every undeclared mutant is killed (above)
+    monkeypatch.setattr(mutant_grading, "generate", lambda lab: (reference, [killed, survivor]))
+    monkeypatch.setattr(mutant_grading, "checked_declarations", lambda lab, generated: {})
+    report = tmp_path / "mutants.json"
+    result = CliRunner().invoke(main, ["mutants", "--lab", "lesson1_3", "--jobs", "1", "--json", str(report)])
+    assert result.exit_code == 1, result.output
+    assert "SURVIVED fit_line:comment:00000000 (line 2)" in result.output and "+# a harmless edit" in result.output
+    assert "lab lesson1_3: 2 mutants, 1 killed, 1 survived, 0 declared equivalent" in result.output
+    saved = json.loads(report.read_text(encoding="utf-8"))
+    assert (saved["killed"], saved["survived"]) == (1, 1)
+    assert [s["id"] for s in saved["survivors"]] == ["fit_line:comment:00000000"]
