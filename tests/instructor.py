@@ -76,6 +76,12 @@ def submissions(lab: str | labs.Lab) -> list[Path]:
     return sorted((folder(lab) / SUBMISSIONS).glob("correct_*.py"))
 
 
+def submission_text(lab: str | labs.Lab, name: str) -> str:
+    """The text of the lab's correct submission ``name`` (its file's stem), written apart from the reference."""
+    (path,) = [p for p in submissions(lab) if p.stem == name]
+    return path.read_text(encoding="utf-8")
+
+
 def tuned(lab: str | labs.Lab) -> Path:
     """The lab's submission tuned to its visible tests (``instructor/tuned/visible_only.py``), which its hidden
     tests must catch; MissingMaterial if it has none."""

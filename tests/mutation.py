@@ -9,7 +9,9 @@ strip=False) inside one named function, and records which lab tests must catch i
 from __future__ import annotations
 
 import ast
+import io
 import re
+import tokenize
 from dataclasses import dataclass, field
 
 from grader import labs
@@ -89,3 +91,16 @@ def solution_lines(min_length: int = 1) -> set[str]:
 def catalogue(lab_id: str) -> list[Mutant]:
     """The lab's mutants (labs/<id>/instructor/mutants.py); MissingMaterial naming that file if it has none."""
     return instructor.mutants(lab_id)
+
+
+# The names a student who copies ch06's engine renames first: its helpers, and the upstream gradient.
+CH06_RENAMES = {"_arr": "as_array", "_sum_to_shape": "unbroadcast", "_canonical_axes": "normal_axes", "g": "upstream"}
+
+
+def renamed(text: str, renames: dict[str, str]) -> str:
+    """``text`` with the names in ``renames`` changed, token by token (strings and comments untouched)."""
+    tokens = [
+        (t.type, renames.get(t.string, t.string) if t.type == tokenize.NAME else t.string)
+        for t in tokenize.generate_tokens(io.StringIO(text).readline)
+    ]
+    return tokenize.untokenize(tokens)

@@ -10,13 +10,11 @@ one the browser tests are skipped with the reason, except in CI (the variable CI
 from __future__ import annotations
 
 import html
-import io
 import json
 import os
 import re
 import shutil
 import struct
-import tokenize
 from pathlib import Path
 
 import pytest
@@ -27,7 +25,7 @@ from grader.batch import class_report
 from grader.cli import main
 from grader.report.page import CONTENT_SECURITY_POLICY
 from tests import instructor
-from tests.mutation import apply, catalogue, reference_source
+from tests.mutation import CH06_RENAMES, apply, catalogue, reference_source, renamed
 
 LAB = "ch06"
 SECTIONS = (
@@ -46,21 +44,6 @@ SECTIONS = (
 )
 HOSTILE = "</pre></td><script>alert(1)</script><img src=x onerror=alert(2)>"
 HOSTILE_ID = "eve\"'<b>"  # a quote of each kind and a tag in a student's id (their file's name)
-RENAMES = {"_arr": "as_array", "_sum_to_shape": "unbroadcast", "_canonical_axes": "normal_axes", "g": "upstream"}
-
-
-def _independent(name: str) -> str:
-    (path,) = [p for p in instructor.submissions(LAB) if p.stem == name]
-    return path.read_text(encoding="utf-8")
-
-
-def _renamed(text: str) -> str:
-    """A copy with some names changed: what a student who copies does first."""
-    tokens = [
-        (t.type, RENAMES.get(t.string, t.string) if t.type == tokenize.NAME else t.string)
-        for t in tokenize.generate_tokens(io.StringIO(text).readline)
-    ]
-    return tokenize.untokenize(tokens)
 
 
 @pytest.fixture(scope="module")
@@ -71,10 +54,10 @@ def graded_class(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("class_report")
     folder = root / "class"
     folder.mkdir()
-    original = f"# {HOSTILE}\n" + _independent("correct_functional")
+    original = f"# {HOSTILE}\n" + instructor.submission_text(LAB, "correct_functional")
     (folder / "orla.py").write_text(original, encoding="utf-8")
-    (folder / "colm.py").write_text(_renamed(original), encoding="utf-8")
-    (folder / "ada.py").write_text(_independent("correct_alt_style"), encoding="utf-8")
+    (folder / "colm.py").write_text(renamed(original, CH06_RENAMES), encoding="utf-8")
+    (folder / "ada.py").write_text(instructor.submission_text(LAB, "correct_alt_style"), encoding="utf-8")
     never_called = "\n\ndef _peek():\n    import os\n\n    return os.environ\n"  # flagged by the static scan
     (folder / "mia.py").write_text(apply(reference_source(LAB), catalogue(LAB)[0]) + never_called, encoding="utf-8")
     (folder / f"{HOSTILE_ID}.py").write_text(f"raise ValueError({HOSTILE!r})\n", encoding="utf-8")
@@ -353,7 +336,7 @@ def test_earlier_rounds_show_the_class_over_time_in_chromium(graded_class, brows
     refused in one line."""
     early = tmp_path / "class-week1"
     early.mkdir()
-    (early / "orla.py").write_text(_independent("correct_functional"), encoding="utf-8")
+    (early / "orla.py").write_text(instructor.submission_text(LAB, "correct_functional"), encoding="utf-8")
     (early / "mia.py").write_text(labs.get(LAB).starter.read_text(encoding="utf-8"), encoding="utf-8")
     first = tmp_path / "week1"
     result = CliRunner().invoke(main, ["batch", str(early), "--lab", LAB, "--out", str(first), "--jobs", "2"])

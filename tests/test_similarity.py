@@ -7,9 +7,7 @@ put into it; two near-empty submissions (the starter with one different method e
 functions run on the texts alone; one small batch checks what `grader batch` and `grader merge` write.
 """
 
-import io
 import json
-import tokenize
 
 import pytest
 from click.testing import CliRunner
@@ -18,26 +16,12 @@ from grader import labs
 from grader.batch import similarity
 from grader.cli import main
 from tests import instructor
-from tests.mutation import apply, catalogue, reference_source
+from tests.mutation import CH06_RENAMES, apply, catalogue, reference_source, renamed
 
 LAB = "ch06"
-RENAMES = {"_arr": "as_array", "_sum_to_shape": "unbroadcast", "_canonical_axes": "normal_axes", "g": "upstream"}
 TODO = (
     "raise NotImplementedError('Task 1: Value, the scalar engine - implement Value.{} (handout: labs/ch06/README.md)')"
 )
-
-
-def _independent(name: str) -> str:
-    (path,) = [p for p in instructor.submissions(LAB) if p.stem == name]
-    return path.read_text(encoding="utf-8")
-
-
-def _renamed(text: str) -> str:
-    tokens = [
-        (t.type, RENAMES.get(t.string, t.string) if t.type == tokenize.NAME else t.string)
-        for t in tokenize.generate_tokens(io.StringIO(text).readline)
-    ]
-    return tokenize.untokenize(tokens)
 
 
 def _reordered(text: str) -> str:
@@ -55,11 +39,11 @@ def _filled(starter: str, method: str, body: str) -> str:
 @pytest.fixture(scope="module")
 def texts() -> dict[str, str]:
     starter = labs.get(LAB).starter.read_text(encoding="utf-8")
-    original = _independent("correct_functional")
+    original = instructor.submission_text(LAB, "correct_functional")
     return {
         "orla": original,
-        "colm": _renamed(_reordered(original)),
-        "ada": _independent("correct_alt_style"),
+        "colm": renamed(_reordered(original), CH06_RENAMES),
+        "ada": instructor.submission_text(LAB, "correct_alt_style"),
         "rex": reference_source(LAB),
         "mia": apply(reference_source(LAB), catalogue(LAB)[0]),
         "nina": _filled(
