@@ -67,11 +67,7 @@ def _batch(root: Path) -> tuple[str, dict[str, dict], dict[str, dict], str]:
     fingerprint of its grades (final_grades.grades_fingerprint)."""
     try:
         about, by_key = outputs.read_folder(root)
-        reports = {
-            key: json.loads((root / record["report"]).read_text(encoding="utf-8"))
-            for key, record in by_key.items()
-            if record.get("status") == final_grades.GRADED
-        }
+        reports = outputs.graded_reports(root, by_key)
     except outputs.OutputError as exc:
         raise ExportError(str(exc)) from None
     except (OSError, ValueError, KeyError, TypeError) as exc:

@@ -61,6 +61,15 @@ def read_folder(root: Path) -> tuple[dict, dict[str, dict]]:
     return about, records
 
 
+def graded_reports(root: Path, records: dict[str, dict]) -> dict[str, dict]:
+    """The reports of the graded students among ``records`` (by key), by key; raises what reading them raises."""
+    return {
+        key: json.loads((root / record["report"]).read_text(encoding="utf-8"))
+        for key, record in records.items()
+        if record.get("status") == "graded"
+    }
+
+
 def file_path(root: Path, key: str) -> Path:
     """Where a batch folder keeps the text of a graded student's file."""
     return root / "files" / f"{key}.py"
@@ -105,11 +114,7 @@ def class_folder(root: Path, rounds: list[Path] = ()) -> class_report.ClassFolde
     about, records = read_folder(root)
     summary = _summary(root)
     try:
-        reports = {
-            key: json.loads((root / record["report"]).read_text(encoding="utf-8"))
-            for key, record in records.items()
-            if record.get("status") == "graded"
-        }
+        reports = graded_reports(root, records)
         similar_path = root / "similarity.json"
         similar = json.loads(similar_path.read_text(encoding="utf-8")) if similar_path.is_file() else None
     except (OSError, ValueError) as exc:
@@ -310,11 +315,7 @@ class Outputs:
         the whole class; ``hidden_feedback``: what the feedback says of the hidden tests (feedback.HIDDEN_FEEDBACK);
         with ``similarity_threshold``, similarity.json and its section of the summary (None: neither)."""
         records = self.records()
-        reports = {
-            r["key"]: json.loads(self.report_path(r["key"]).read_text(encoding="utf-8"))
-            for r in records
-            if r["status"] == "graded"
-        }
+        reports = graded_reports(self.root, {r["key"]: r for r in records})
         self.write_feedback(records, reports, lab_title, hidden_feedback)
         records = gradebook.with_late_work(gradebook.explained(records, reports))
         similar = self.similarity(records, similarity_threshold) if similarity_threshold is not None else None
