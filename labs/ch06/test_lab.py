@@ -13,6 +13,7 @@ import contextlib
 
 import numpy as np
 import pytest
+from hypothesis import given
 
 from grader import under_test
 from grader.testing import (
@@ -31,6 +32,7 @@ from grader.testing import (
     graded,
     raises,
 )
+from grader.testing.graphs import GRAPH_SETTINGS, SCALAR_GRAPH_SETTINGS, check_graph, scalar_graphs, tensor_graphs
 from labs.ch06 import audits, loops
 from labs.ch06.xor_mlp import train_xor
 
@@ -65,7 +67,7 @@ def test_value_stores_float_data_and_zero_grad():
         expect_close(as_float(v.grad, f"Value({raw}).grad"), 0.0, f"Value({raw}).grad before backward()")
 
 
-@graded(task="value", points=3, hint="multiply each local derivative by the gradient arriving from above")
+@graded(task="value", points=2, hint="multiply each local derivative by the gradient arriving from above")
 def test_value_hand_derived_gradients():
     # f = (a b + c)^2 at a = 2, b = -3, c = 10: u = -6, s = 4, f = 16.
     a, b, c = lab.Value(2.0), lab.Value(-3.0), lab.Value(10.0)
@@ -204,6 +206,15 @@ def test_value_diamond_needs_topological_order():
             rtol=0,
         )
         seen.append((computation, [2.0], [got]))
+
+
+# Random graphs (Hypothesis, derandomized): shared nodes, numbers on the left, every function.
+# A failure shows the smallest graph found, as an expression with its inputs.
+@graded(task="value", points=1, hint="check each operation alone first; " + ACCUMULATE)
+@SCALAR_GRAPH_SETTINGS
+@given(scalar_graphs())
+def test_value_random_graphs(graph):
+    check_graph(lab.Value, graph, hint="check each operation alone first; " + ACCUMULATE)
 
 
 @graded(task="value", points=1, hint="accept only int or float exponents; anything else raises TypeError")
@@ -425,7 +436,18 @@ def test_tensor_used_twice_gets_all_contributions(case):
     )
 
 
-@graded(task="tensor", points=2, hint=UNBROADCAST + ": first the extra leading axes, then the stretched size-1 ones")
+# Random graphs (Hypothesis, derandomized): broadcasting, reductions, reshapes, transposes, matmul and
+# shared nodes together. A failure shows the smallest graph found, as an expression with its inputs.
+@graded(task="tensor", points=1, hint="the gradcheck cases above test each operation alone: fix those first; " + REUSE)
+@GRAPH_SETTINGS
+@given(tensor_graphs())
+def test_tensor_random_graphs(graph):
+    check_graph(
+        lab.Tensor, graph, hint="the gradcheck cases above test each operation alone: fix those first; " + REUSE
+    )
+
+
+@graded(task="tensor", points=1, hint=UNBROADCAST + ": first the extra leading axes, then the stretched size-1 ones")
 def test_broadcast_gradients_have_operand_shapes():
     a = lab.Tensor(normal(3, 1))
     b = lab.Tensor(normal(1, 4, seed=1))

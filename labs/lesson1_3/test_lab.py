@@ -16,6 +16,7 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given
 
 from grader import under_test
 from grader.testing import (
@@ -30,6 +31,7 @@ from grader.testing import (
     graded,
     numerical_gradient,
 )
+from grader.testing.graphs import SCALAR_GRAPH_SETTINGS, check_graph, scalar_graphs
 from labs.lesson1_3 import diagnoses
 
 lab = under_test("lesson1_3")
@@ -79,7 +81,7 @@ def test_engine_value_holds_a_float_and_a_zero_gradient():
     expect_close(as_float(x.grad, "Value(3).grad before any backward pass"), 0.0, "Value(3).grad")
 
 
-@graded(task="engine", points=4, hint="each backward step multiplies a local derivative by the gradient from above")
+@graded(task="engine", points=3, hint="each backward step multiplies a local derivative by the gradient from above")
 def test_engine_reproduces_the_lessons_graph():
     # f = (a*b + c) * (-2) at a = 2, b = -3, c = 10: d = -6, e = 4, f = -8.
     a, b, c = lab.Value(2.0), lab.Value(-3.0), lab.Value(10.0)
@@ -93,6 +95,15 @@ def test_engine_reproduces_the_lessons_graph():
         "(df/da, df/db, df/dc) for f = (a*b + c) * (-2)",
         lambda: diagnoses.lessons_graph(lab.Value, f, got, 2.0, -3.0, 10.0),
     )
+
+
+# Random graphs (Hypothesis, derandomized): shared nodes, numbers on the left, every function.
+# A failure shows the smallest graph found, as an expression with its inputs.
+@graded(task="engine", points=1, hint="check each operation alone first; " + ACCUMULATE)
+@SCALAR_GRAPH_SETTINGS
+@given(scalar_graphs())
+def test_engine_random_graphs(graph):
+    check_graph(lab.Value, graph, hint="check each operation alone first; " + ACCUMULATE)
 
 
 def shared_node(x):

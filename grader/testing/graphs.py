@@ -1,0 +1,305 @@
+"""Random computation graphs for the labs' engines, drawn by Hypothesis.
+
+A graph is a list of operations over a few leaves; any node may be an operand of several later
+ones (a shared subexpression, a leaf used in several places). It is written once as a function of
+the engine API, so the kit's checker (grader.testing.gradients) runs it on the code under test and
+on the trusted oracle of spec.py, and it renders as the expression a student can type.
+
+Each operation takes the previous one's result, and a binary operation's other operand is any
+earlier node: a leaf or a subexpression used again. Each operation is drawn only where the oracle
+says it is well behaved on this graph's values:
+log and division on numbers away from 0, relu away from its kink, exp on moderate numbers.
+Hypothesis shrinks a failing graph towards fewer operations, so the message shows a small one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from hypothesis import HealthCheck, settings
+from hypothesis import strategies as st
+
+from grader.testing.checks import show
+from grader.testing.gradients import check_scalar_gradients, check_tensor_gradients
+from grader.testing.spec import SpecScalar, SpecTensor
+
+LEAF_NAMES = "abcd"
+# Far enough from relu's kink and log's pole that central differences stay exact to the checker's tolerance.
+AWAY_FROM_ZERO = 0.2
+EXP_LIMIT = 3.0
+# Derandomized: a run is the same in-process and behind the wall, and from one run to the next.
+GRAPH_SETTINGS = settings(
+    derandomize=True,
+    database=None,
+    deadline=None,
+    max_examples=25,
+    report_multiple_bugs=False,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large],
+)
+
+# Scalar graphs cost little: more of them find a bug that needs a rarer pattern (f(u) * u for each f).
+SCALAR_GRAPH_SETTINGS = settings(GRAPH_SETTINGS, max_examples=60)
+
+
+@dataclass
+class Graph:
+    """Leaves (their values) and operations: ``(text, apply)`` where ``text`` formats the operands'
+    names and ``apply`` maps the operand objects to the result; node i >= len(leaves) is operation i - len(leaves)."""
+
+    leaves: list
+    operations: list = field(default_factory=list)  # (template, operand indices, apply)
+    values: list = field(default_factory=list)  # the oracle's value of every node, leaves first
+
+    def __call__(self, *inputs):
+        nodes = list(inputs)
+        for _, operands, apply in self.operations:
+            nodes.append(apply(*[nodes[i] for i in operands]))
+        return nodes[-1]
+
+    @property
+    def size(self) -> int:
+        return len(self.operations)
+
+    def expression(self) -> str:
+        """The graph as Python a student can type: a node used more than once gets a name of its own."""
+        uses = [0] * (len(self.leaves) + len(self.operations))
+        for _, operands, _ in self.operations:
+            for i in operands:
+                uses[i] += 1
+        names = list(LEAF_NAMES[: len(self.leaves)])
+        lines = []
+        for k, (template, operands, _) in enumerate(self.operations):
+            text = template.format(*[names[i] for i in operands])
+            last = k == len(self.operations) - 1
+            if last or uses[len(self.leaves) + k] > 1:
+                name = "y" if last else f"u{len(lines) + 1}"
+                lines.append(f"{name} = {_bare(text)}")
+                text = name
+            names.append(text)
+        if not self.operations:
+            lines.append(f"y = {names[-1]}")
+        given = ", ".join(f"{names[i]} = {_value_text(v)}" for i, v in enumerate(self.leaves))
+        return "; ".join(lines) + f" with {given}"
+
+
+def _bare(text: str) -> str:
+    return text[1:-1] if text.startswith("(") and text.endswith(")") and _balanced(text[1:-1]) else text
+
+
+def _balanced(text: str) -> bool:
+    depth = 0
+    for ch in text:
+        depth += {"(": 1, ")": -1}.get(ch, 0)
+        if depth < 0:
+            return False
+    return depth == 0
+
+
+def _value_text(v) -> str:
+    if isinstance(v, float):
+        return show(v)
+    shape = "x".join(str(n) for n in v.shape)
+    return f"{show(v)} (shape {shape})"
+
+
+# ---------------------------------------------------------------------------
+# Operations, each with the condition on its operands' oracle values under which it is drawn
+# ---------------------------------------------------------------------------
+
+
+def _away(x) -> bool:
+    return bool(np.all(np.abs(np.asarray(x, dtype=np.float64)) > AWAY_FROM_ZERO))
+
+
+UNARY = {
+    "exp": ("{}.exp()", lambda x: x.exp(), lambda v: bool(np.all(np.asarray(v) < EXP_LIMIT))),
+    "log": ("{}.log()", lambda x: x.log(), lambda v: bool(np.all(np.asarray(v) > AWAY_FROM_ZERO))),
+    "tanh": ("{}.tanh()", lambda x: x.tanh(), lambda v: True),
+    "relu": ("{}.relu()", lambda x: x.relu(), _away),
+    "sigmoid": ("{}.sigmoid()", lambda x: x.sigmoid(), lambda v: True),
+    "square": ("({} ** 2)", lambda x: x**2, lambda v: bool(np.all(np.abs(np.asarray(v)) < 10))),
+    "neg": ("(-{})", lambda x: -x, lambda v: True),
+}
+BINARY = {
+    "+": lambda x, y: x + y,
+    "-": lambda x, y: x - y,
+    "*": lambda x, y: x * y,
+    "/": lambda x, y: x / y,
+}
+# A number on the left reaches the reflected operators (__radd__, __rsub__, __rmul__, __rtruediv__).
+NUMBER_LEFT = {
+    "+": lambda x: 2.0 + x,
+    "-": lambda x: 1.0 - x,
+    "*": lambda x: 3.0 * x,
+    "/": lambda x: 1.0 / x,
+}
+
+
+def _leaf_values(draw, shape):
+    """Numbers away from 0 with both signs: a drawn integer picks them, so they shrink towards simple ones."""
+    count = int(np.prod(shape)) if shape else 1
+    magnitudes = draw(st.lists(st.integers(1, 8), min_size=count, max_size=count))
+    signs = draw(st.lists(st.booleans(), min_size=count, max_size=count))
+    values = np.array([m / 4 * (-1 if s else 1) for m, s in zip(magnitudes, signs, strict=True)], dtype=np.float64)
+    return values.reshape(shape) if shape else float(values[0])
+
+
+def _other_operand(pick, graph: Graph) -> int:
+    """A binary operation's second operand: any node, or (as often) what the previous operation
+    consumed, the pattern ``f(u) * u`` in which ``u`` is a node used twice."""
+    if graph.operations and pick((False, True)):
+        return graph.operations[-1][1][0]
+    return pick(range(len(graph.values)))
+
+
+def operation_codes(max_operations: int):
+    """One wide integer per operation, decoded by Picker: shrinking drops operations and lowers
+    codes towards 0, the simplest operation."""
+    return st.lists(st.integers(0, 2**32 - 1), min_size=1, max_size=max_operations)
+
+
+class Picker:
+    """The choices of one operation, decoded from its code as digits in mixed radix."""
+
+    def __init__(self, code: int):
+        # Hypothesis draws small integers often: a multiplicative hash spreads them over every choice,
+        # and 0, where shrinking ends, stays the simplest operation.
+        self.code = (code * 0x9E3779B97F4A7C15) % 2**64
+
+    def pick(self, options):
+        options = list(options)
+        self.code, index = divmod(self.code, len(options))
+        return options[index]
+
+
+def _maybe_with_its_input(pick, graph: Graph, x: int, spec) -> None:
+    """Half the time, combine a function's result with its own input, ``f(u) * u``: the input is then
+    used twice, and a rule that assigns its input's gradient (``=`` for ``+=``) loses a contribution."""
+    if pick((False, True)):
+        op = pick(sorted(BINARY))
+        if op == "/" and not _away(graph.values[x]):
+            op = "*"
+        value = BINARY[op](spec(graph.values[-1]), spec(graph.values[x])).data
+        _add(graph, f"({{}} {op} {{}})", [len(graph.values) - 1, x], BINARY[op], value)
+
+
+def _add(graph: Graph, template: str, operands: list, apply, spec_value):
+    graph.operations.append((template, tuple(operands), apply))
+    graph.values.append(spec_value)
+
+
+@st.composite
+def scalar_graphs(draw, max_operations: int = 5, functions=("exp", "log", "tanh", "relu", "square", "neg")):
+    """A graph for the Value engine: two or three leaves, up to ``max_operations`` operations."""
+    count = draw(st.integers(1, 3))
+    graph = Graph(leaves=[_leaf_values(draw, ()) for _ in range(count)])
+    graph.values = list(graph.leaves)
+    for code in draw(operation_codes(max_operations)):
+        pick = Picker(code).pick
+        kind = pick(["binary", "unary", "number"])
+        x = len(graph.values) - 1 if graph.operations else 0  # a chain: every operation reaches the output
+        vx = graph.values[x]
+        if kind == "binary":
+            op = pick(sorted(BINARY))
+            y = _other_operand(pick, graph)
+            if op == "/" and not _away(graph.values[y]):
+                op = "*"
+            value = BINARY[op](SpecScalar(vx), SpecScalar(graph.values[y])).data
+            _add(graph, f"({{}} {op} {{}})", [x, y], BINARY[op], value)
+        elif kind == "unary":
+            usable = [name for name in functions if UNARY[name][2](vx)]
+            template, apply, _ = UNARY[pick(usable)]
+            _add(graph, template, [x], apply, apply(SpecScalar(vx)).data)
+            _maybe_with_its_input(pick, graph, x, SpecScalar)
+        else:
+            op = pick(sorted(NUMBER_LEFT))
+            if op == "/" and not _away(vx):
+                op = "*"
+            number = {"+": "2.0", "-": "1.0", "*": "3.0", "/": "1.0"}[op]
+            _add(graph, f"({number} {op} {{}})", [x], NUMBER_LEFT[op], NUMBER_LEFT[op](SpecScalar(vx)).data)
+    return graph
+
+
+@st.composite
+def tensor_graphs(draw, max_operations: int = 5, functions=("exp", "log", "tanh", "relu", "square", "neg")):
+    """A graph for the Tensor engine: leaves of shapes (m, n), (n,), (m, 1) or (1, n) (square or not),
+    operations that broadcast, reduce (sum, mean, an axis or all, keepdims or not), reshape,
+    transpose and multiply matrices."""
+    m, n = draw(st.integers(1, 3)), draw(st.integers(2, 3))
+    shapes = draw(st.lists(st.sampled_from([(m, n), (n,), (m, 1), (1, n), (n, m)]), min_size=1, max_size=3))
+    graph = Graph(leaves=[_leaf_values(draw, shape) for shape in shapes])
+    graph.values = list(graph.leaves)
+    for code in draw(operation_codes(max_operations)):
+        pick = Picker(code).pick
+        nodes = range(len(graph.values))
+        kind = pick(["binary", "unary", "reduce", "reshape", "transpose", "matmul"])
+        x = len(graph.values) - 1 if graph.operations else 0  # a chain: every operation reaches the output
+        vx = np.asarray(graph.values[x])
+        if kind == "binary":
+            y = _other_operand(pick, graph)
+            vy = np.asarray(graph.values[y])
+            try:
+                np.broadcast_shapes(vx.shape, vy.shape)
+            except ValueError:
+                y, vy = x, vx  # x with itself: a node used twice
+            op = pick(sorted(BINARY))
+            if op == "/" and not _away(vy):
+                op = "*"
+            value = BINARY[op](SpecTensor(vx), SpecTensor(vy)).data
+            _add(graph, f"({{}} {op} {{}})", [x, y], BINARY[op], value)
+        elif kind == "unary":
+            usable = [name for name in functions if UNARY[name][2](vx)]
+            template, apply, _ = UNARY[pick(usable)]
+            _add(graph, template, [x], apply, apply(SpecTensor(vx)).data)
+            _maybe_with_its_input(pick, graph, x, SpecTensor)
+        elif kind == "reduce" and vx.ndim >= 1:
+            how = pick(["sum", "mean"])
+            axis = pick([None, *range(vx.ndim), -1])
+            keepdims = pick((False, True))
+            args = ("" if axis is None else f"axis={axis}") + (", keepdims=True" if keepdims else "")
+            args = args.removeprefix(", ")
+
+            def reduce(t, how=how, axis=axis, keepdims=keepdims):
+                return getattr(t, how)(axis=axis, keepdims=keepdims)
+
+            _add(graph, f"{{}}.{how}({args})", [x], reduce, reduce(SpecTensor(vx)).data)
+        elif kind == "reshape" and vx.ndim >= 1:
+            shape = pick([(vx.size,), (1, vx.size), tuple(reversed(vx.shape))])
+
+            def reshape(t, shape=shape):
+                return t.reshape(shape)
+
+            _add(graph, f"{{}}.reshape({shape})", [x], reshape, vx.reshape(shape))
+        elif kind == "transpose" and vx.ndim >= 2:
+            _add(graph, "{}.transpose()", [x], lambda t: t.transpose(), np.swapaxes(vx, -2, -1))
+        elif kind == "matmul" and vx.ndim == 2:
+            partners = [
+                i for i in nodes if np.ndim(graph.values[i]) == 2 and np.shape(graph.values[i])[0] == vx.shape[1]
+            ]
+            y = pick(partners) if partners else None
+            if y is None:  # x @ x.transpose(): x used twice, once through a transpose
+                _add(graph, "({} @ {}.transpose())", [x, x], lambda a, b: a @ b.transpose(), vx @ vx.T)
+            else:
+                _add(graph, "({} @ {})", [x, y], lambda a, b: a @ b, vx @ np.asarray(graph.values[y]))
+    if not graph.operations:  # every drawn kind was unusable on these shapes
+        _add(graph, "({} * {})", [0, 0], BINARY["*"], np.asarray(graph.values[0]) ** 2)
+    return graph
+
+
+def output_seed(graph: Graph) -> np.ndarray | None:
+    """The gradient passed to backward(): entries that differ, so a wrong axis or a missing sum shows."""
+    shape = np.shape(graph.values[-1])
+    if int(np.prod(shape)) == 1 and shape == ():
+        return None
+    return np.cos(np.arange(int(np.prod(shape)), dtype=np.float64) + 1.0).reshape(shape)
+
+
+def check_graph(engine, graph: Graph, *, hint: str = "") -> None:
+    """Check ``graph``'s forward value and gradients on ``engine`` (a Value or a Tensor class);
+    a failure's message starts with the graph, as an expression."""
+    what = f"random graph `{graph.expression()}`"
+    if isinstance(graph.leaves[0], float):
+        check_scalar_gradients(engine, graph, graph.leaves, what, hint=hint)
+    else:
+        check_tensor_gradients(engine, graph, graph.leaves, what, hint=hint, seed=output_seed(graph))

@@ -1,0 +1,138 @@
+"""The labs' random-graph tests (grader.testing.graphs, Hypothesis derandomized): the reference passes;
+a bug only a shared subexpression exposes fails them with the smallest graph as its message, the
+same in-process and behind the wall, and the same from one run to the next."""
+
+import re
+
+import numpy as np
+import pytest
+from hypothesis import given
+
+from grader import labs
+from grader.grading import grade as grading
+from grader.implementation import Implementation
+from grader.testing import graphs
+from reference.ch06 import Tensor, Value
+from tests.grading import failing
+from tests.grading import grade as cached_grade
+from tests.mutation import Mutant, apply, reference_source
+
+RANDOM_GRAPH_TESTS = {
+    "ch06": ["test_value_random_graphs", "test_tensor_random_graphs"],
+    "lesson1_3": ["test_engine_random_graphs"],
+}
+# `=` where a rule must add (`+=`): right for a node used once, wrong for one used twice.
+SHARED_ONLY = {
+    "ch06": Mutant(
+        "tanh_overwrites", "tanh's rule replaces its input's gradient", "Value.tanh", "self.grad +=", "self.grad ="
+    ),
+    "lesson1_3": Mutant("tanh_overwrites", "same", "Value.tanh", "self.grad +=", "self.grad ="),
+}
+TENSOR_SHARED_ONLY = Mutant(
+    "mul_overwrites",
+    "the product rule replaces the right factor's gradient",
+    "Tensor.__mul__",
+    "other.grad +=",
+    "other.grad =",
+)
+MAX_OPERATIONS = 3  # what the shrunk graph may hold: a student reads it at a glance
+OPERATION = re.compile(r"\s[-+*/@]\s|\.\w+\(|\*\*|^-|\(-")
+
+
+def operations(expression: str) -> int:
+    """How many operations the rendered graph holds (its statements, before ` with ` and the inputs)."""
+    statements = expression.split(" with ")[0].split("; ")
+    return sum(len(OPERATION.findall(s.split(" = ", 1)[1])) for s in statements)
+
+
+def graph_of(message: str) -> str:
+    found = re.search(r"random graph `([^`]*)`", message)
+    assert found, message
+    return found.group(1)
+
+
+def grade_mutant(tmp_path, lab_id, mutant, isolation):
+    path = tmp_path / lab_id / "starter.py"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(apply(reference_source(lab_id), mutant), encoding="utf-8")
+    lab = labs.get(lab_id).visible_only()
+    return grading.grade(lab, Implementation("submission", path), isolation=isolation, timeout=300)
+
+
+def random_graph_failures(document) -> dict[str, str]:
+    return {test_id: test["message"] for test_id, test in failing(document).items() if "random_graphs" in test_id}
+
+
+@pytest.mark.parametrize("lab_id", sorted(RANDOM_GRAPH_TESTS))
+def test_the_reference_passes_every_random_graph(lab_id):
+    document = cached_grade(lab_id, "ref")
+    ids = [t["id"] for t in document["tests"]]
+    for name in RANDOM_GRAPH_TESTS[lab_id]:
+        assert name in ids
+    assert not random_graph_failures(document)
+
+
+@pytest.mark.parametrize(
+    ("lab_id", "mutant", "test_name"),
+    [
+        ("ch06", SHARED_ONLY["ch06"], "test_value_random_graphs"),
+        ("ch06", TENSOR_SHARED_ONLY, "test_tensor_random_graphs"),
+        ("lesson1_3", SHARED_ONLY["lesson1_3"], "test_engine_random_graphs"),
+    ],
+    ids=["ch06-value", "ch06-tensor", "lesson1_3"],
+)
+def test_a_shared_node_bug_shows_a_small_graph_the_same_in_both_modes_and_runs(tmp_path, lab_id, mutant, test_name):
+    runs = [
+        grade_mutant(tmp_path / "a", lab_id, mutant, "in-process"),
+        grade_mutant(tmp_path / "b", lab_id, mutant, "in-process"),
+        grade_mutant(tmp_path / "c", lab_id, mutant, "worker"),
+    ]
+    messages = [random_graph_failures(run).get(test_name) for run in runs]
+    assert messages[0], f"{test_name} passed {mutant.name}"
+    assert messages[0] == messages[1] == messages[2], messages
+    expression = graph_of(messages[0])
+    assert 1 <= operations(expression) <= MAX_OPERATIONS, expression
+    assert "expected" in messages[0] and "got" in messages[0], messages[0]
+
+
+def test_the_rendered_expression_is_the_computation():
+    """Each drawn graph, evaluated from its rendering with the oracle, gives the graph's own value."""
+    seen = []
+
+    @graphs.GRAPH_SETTINGS
+    @given(graphs.tensor_graphs())
+    def tensors(graph):
+        seen.append(graph)
+
+    @graphs.GRAPH_SETTINGS
+    @given(graphs.scalar_graphs())
+    def scalars(graph):
+        seen.append(graph)
+
+    tensors()
+    scalars()
+    assert len(seen) >= 10
+    for graph in seen:
+        statements, _, given_text = graph.expression().partition(" with ")
+        engine = Tensor if isinstance(graph.leaves[0], np.ndarray) else Value
+        namespace = {name: engine(value) for name, value in zip("abcd", graph.leaves, strict=False)}
+        for statement in statements.split("; "):
+            exec(statement, namespace)  # noqa: S102 (text the kit itself rendered)
+        expected = graph(*[engine(v) for v in graph.leaves]).data
+        np.testing.assert_allclose(namespace["y"].data, expected)
+        assert given_text.startswith("a = ")
+
+
+def test_a_graph_run_twice_is_drawn_the_same():
+    def drawn():
+        seen = []
+
+        @graphs.GRAPH_SETTINGS
+        @given(graphs.tensor_graphs())
+        def record(graph):
+            seen.append(graph.expression())
+
+        record()
+        return seen
+
+    assert drawn() == drawn()
