@@ -208,15 +208,6 @@ def test_value_diamond_needs_topological_order():
         seen.append((computation, [2.0], [got]))
 
 
-# Random graphs (Hypothesis, derandomized): shared nodes, numbers on the left, every function.
-# A failure shows the smallest graph found, as an expression with its inputs.
-@graded(task="value", points=1, hint="check each operation alone first; " + ACCUMULATE)
-@SCALAR_GRAPH_SETTINGS
-@given(scalar_graphs())
-def test_value_random_graphs(graph):
-    check_graph(lab.Value, graph, hint="check each operation alone first; " + ACCUMULATE)
-
-
 @graded(task="value", points=1, hint="accept only int or float exponents; anything else raises TypeError")
 def test_value_pow_rejects_a_variable_exponent():
     with raises(TypeError, "Value(2.0) ** Value(3.0)"):
@@ -265,6 +256,15 @@ def test_value_second_backward_accumulates_leaves_only():
         "x.backward() after the two calls: x.grad (14 + 1)",
         hint="backward() adds 1 into the output's own .grad with `+=`, not `=`: the output may be a leaf",
     )
+
+
+# Random graphs (Hypothesis, derandomized): shared nodes, numbers on the left, every function.
+# A failure shows the smallest graph found, as an expression with its inputs.
+@graded(task="value", points=1, hint="check each operation alone first; " + ACCUMULATE)
+@SCALAR_GRAPH_SETTINGS
+@given(scalar_graphs())
+def test_value_random_graphs(graph):
+    check_graph(lab.Value, graph, hint="check each operation alone first; " + ACCUMULATE)
 
 
 # ---------------------------------------------------------------------------
@@ -433,17 +433,6 @@ def test_tensor_used_twice_gets_all_contributions(case):
         f"Tensor ({case}) + x",
         hint=REUSE,
         forward_hint="f(x) alone was right, f(x) + x is not: an operation of f changed x's data in place",
-    )
-
-
-# Random graphs (Hypothesis, derandomized): broadcasting, reductions, reshapes, transposes, matmul and
-# shared nodes together. A failure shows the smallest graph found, as an expression with its inputs.
-@graded(task="tensor", points=1, hint="the gradcheck cases above test each operation alone: fix those first; " + REUSE)
-@GRAPH_SETTINGS
-@given(tensor_graphs())
-def test_tensor_random_graphs(graph):
-    check_graph(
-        lab.Tensor, graph, hint="the gradcheck cases above test each operation alone: fix those first; " + REUSE
     )
 
 
@@ -628,6 +617,17 @@ def test_shape_operations_forward():
     ):
         what = f"t.{text} on a (2, 3, 4) tensor"
         expect_shape(as_array(expr().data, f"{what}: the result's .data").shape, shape, what, hint)
+
+
+# Random graphs (Hypothesis, derandomized): broadcasting, reductions, reshapes, transposes, matmul and
+# shared nodes together. A failure shows the smallest graph found, as an expression with its inputs.
+@graded(task="tensor", points=1, hint="the gradcheck cases above test each operation alone: fix those first; " + REUSE)
+@GRAPH_SETTINGS
+@given(tensor_graphs())
+def test_tensor_random_graphs(graph):
+    check_graph(
+        lab.Tensor, graph, hint="the gradcheck cases above test each operation alone: fix those first; " + REUSE
+    )
 
 
 # ---------------------------------------------------------------------------

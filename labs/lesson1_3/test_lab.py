@@ -97,15 +97,6 @@ def test_engine_reproduces_the_lessons_graph():
     )
 
 
-# Random graphs (Hypothesis, derandomized): shared nodes, numbers on the left, every function.
-# A failure shows the smallest graph found, as an expression with its inputs.
-@graded(task="engine", points=1, hint="check each operation alone first; " + ACCUMULATE)
-@SCALAR_GRAPH_SETTINGS
-@given(scalar_graphs())
-def test_engine_random_graphs(graph):
-    check_graph(lab.Value, graph, hint="check each operation alone first; " + ACCUMULATE)
-
-
 def shared_node(x):
     u = x * 2.0  # an intermediate node used twice: directly and through exp
     return u * u.exp()
@@ -277,6 +268,15 @@ def test_engine_two_layer_tanh():
     expected = [(1 - top**2) * -1.5 * (1 - by_hand**2) * 2.0, (1 - top**2) * by_hand]  # -0.42260, 0.25545
     expect_close(as_float(out.data, "out.data"), top, "tanh(w2 tanh(w1 x)) at w1 = 0.5, w2 = -1.5, x = 2")
     expect_close(grads(w1, w2), expected, "(d out/d w1, d out/d w2)", atol=1e-12)
+
+
+# Random graphs (Hypothesis, derandomized): shared nodes, numbers on the left, every function.
+# A failure shows the smallest graph found, as an expression with its inputs.
+@graded(task="engine", points=1, hint="check each operation alone first; " + ACCUMULATE)
+@SCALAR_GRAPH_SETTINGS
+@given(scalar_graphs())
+def test_engine_random_graphs(graph):
+    check_graph(lab.Value, graph, hint="check each operation alone first; " + ACCUMULATE)
 
 
 # ---------------------------------------------------------------------------

@@ -28,6 +28,7 @@ MUTANTS = [
             "test_value_relu_gradient_is_zero_at_zero",
             "test_value_stores_float_data_and_zero_grad",
             "test_value_unary_functions[relu_negative]",
+            "test_engine_random_graphs",
         },
     ),
     # -----------------------------------------------------------------------
@@ -42,6 +43,7 @@ MUTANTS = [
         new="self.grad = out.grad",
         caught_by={
             "test_value_used_twice_gets_both_contributions",
+            "test_engine_random_graphs",
         },
     ),
     Mutant(
@@ -55,6 +57,7 @@ MUTANTS = [
             "test_value_diamond_needs_topological_order",
             "test_value_second_backward_accumulates_leaves_only",
             "test_value_used_twice_gets_both_contributions",
+            "test_engine_random_graphs",
         },
     ),
     Mutant(
@@ -80,6 +83,7 @@ MUTANTS = [
             "test_value_unary_functions[chain]",
             "test_value_unary_functions[neg]",
             "test_value_used_twice_gets_both_contributions",
+            "test_engine_random_graphs",
         },
     ),
     Mutant(
@@ -97,6 +101,7 @@ MUTANTS = [
             "test_value_unary_functions[pow_half]",
             "test_value_unary_functions[pow_negative]",
             "test_value_used_twice_gets_both_contributions",
+            "test_engine_random_graphs",
         },
     ),
     Mutant(
@@ -109,6 +114,7 @@ MUTANTS = [
         caught_by={
             "test_value_unary_functions[chain]",
             "test_value_used_twice_gets_both_contributions",
+            "test_engine_random_graphs",
         },
     ),
     Mutant(
@@ -120,6 +126,7 @@ MUTANTS = [
         new="self.grad = out.data * out.grad",
         caught_by={
             "test_value_used_twice_gets_both_contributions",
+            "test_engine_random_graphs",
         },
     ),
     Mutant(
@@ -133,6 +140,7 @@ MUTANTS = [
             "test_value_unary_functions[chain]",
             "test_value_unary_functions[log]",
             "test_value_used_twice_gets_both_contributions",
+            "test_engine_random_graphs",
         },
     ),
     Mutant(
@@ -147,6 +155,7 @@ MUTANTS = [
             "test_value_unary_functions[chain]",
             "test_value_unary_functions[tanh]",
             "test_value_used_twice_gets_both_contributions",
+            "test_engine_random_graphs",
         },
     ),
     Mutant(
@@ -170,6 +179,7 @@ MUTANTS = [
         caught_by={
             "test_value_unary_functions[relu_positive]",
             "test_value_used_twice_gets_both_contributions",
+            "test_engine_random_graphs",
         },
     ),
     Mutant(
@@ -183,6 +193,7 @@ MUTANTS = [
             "test_value_arithmetic_and_reflected_operators[number_minus]",
             "test_value_arithmetic_and_reflected_operators[sub]",
             "test_value_unary_functions[neg]",
+            "test_engine_random_graphs",
         },
     ),
     Mutant(
@@ -203,6 +214,7 @@ MUTANTS = [
             "test_value_arithmetic_and_reflected_operators[div]",
             "test_value_arithmetic_and_reflected_operators[number_over]",
             "test_value_used_twice_gets_both_contributions",
+            "test_engine_random_graphs",
         },
     ),
     Mutant(
@@ -214,6 +226,7 @@ MUTANTS = [
         new="return self - other",
         caught_by={
             "test_value_arithmetic_and_reflected_operators[number_minus]",
+            "test_engine_random_graphs",
         },
     ),
     Mutant(
@@ -225,6 +238,7 @@ MUTANTS = [
         new="return self / other",
         caught_by={
             "test_value_arithmetic_and_reflected_operators[number_over]",
+            "test_engine_random_graphs",
         },
     ),
     Mutant(
@@ -270,6 +284,7 @@ MUTANTS = [
             "test_value_second_backward_accumulates_leaves_only",
             "test_value_unary_functions[chain]",
             "test_value_used_twice_gets_both_contributions",
+            "test_engine_random_graphs",
         },
     ),
     Mutant(
@@ -287,6 +302,7 @@ MUTANTS = [
             order.append(v)""",
         caught_by={
             "test_value_diamond_needs_topological_order",
+            "test_engine_random_graphs",
         },
     ),
     Mutant(
@@ -311,6 +327,7 @@ MUTANTS = [
             "test_value_second_backward_accumulates_leaves_only",
             "test_value_unary_functions[chain]",
             "test_value_used_twice_gets_both_contributions",
+            "test_engine_random_graphs",
         },
     ),
     Mutant(
@@ -371,6 +388,7 @@ MUTANTS = [
             "test_value_unary_functions[relu_positive]",
             "test_value_unary_functions[tanh]",
             "test_value_used_twice_gets_both_contributions",
+            "test_engine_random_graphs",
         },
     ),
     # -----------------------------------------------------------------------
@@ -408,6 +426,7 @@ MUTANTS = [
         caught_by={
             "test_deep_graph_does_not_recurse",
             "test_tensor_construction",
+            "test_tensor_random_graphs",
         },
     ),
     # -----------------------------------------------------------------------
@@ -440,6 +459,7 @@ MUTANTS = [
             "test_tensor_used_twice_gets_all_contributions[(x + 1) * x]",
             "test_tensor_used_twice_gets_all_contributions[(x / 2) * x / x]",
             "test_tensor_used_twice_gets_all_contributions[x + x*x]",
+            "test_tensor_random_graphs",
         },
     ),
     Mutant(
@@ -453,6 +473,7 @@ MUTANTS = [
             "test_tensor_gradcheck[pow]",
             "test_tensor_used_twice_gets_all_contributions[(x / 2) * x / x]",
             "test_tensor_used_twice_gets_all_contributions[x.relu() * x ** 2]",
+            "test_tensor_random_graphs",
         },
     ),
     Mutant(
@@ -472,7 +493,7 @@ MUTANTS = [
         within="Value.tanh",
         old="self.grad += (1.0 - t * t) * out.grad",
         new="self.grad = (1.0 - t * t) * out.grad",
-        caught_by={"test_value_used_twice_gets_both_contributions"},
+        caught_by={"test_value_used_twice_gets_both_contributions", "test_value_random_graphs"},
     ),
     Mutant(
         name="tensor_add_no_unbroadcast_other",
@@ -501,6 +522,7 @@ MUTANTS = [
             "test_tensor_gradcheck[two_layer_tanh_network]",
             "test_xor_training_reproduces_the_chapter",
             "test_xor_without_zeroing_overshoots",
+            "test_tensor_random_graphs",
         },
     ),
     Mutant(
@@ -513,6 +535,7 @@ MUTANTS = [
         caught_by={
             "test_tensor_gradcheck[neg_and_numbers]",
             "test_tensor_gradcheck[sub_column_row]",
+            "test_tensor_random_graphs",
         },
     ),
     Mutant(
@@ -528,6 +551,7 @@ MUTANTS = [
             "test_tensor_used_twice_gets_all_contributions[x * (x - 1)]",
             "test_xor_training_reproduces_the_chapter",
             "test_xor_without_zeroing_overshoots",
+            "test_tensor_random_graphs",
         },
     ),
     Mutant(
@@ -585,6 +609,7 @@ MUTANTS = [
             "test_tensor_used_twice_gets_all_contributions[x.relu() * x ** 2]",
             "test_xor_training_reproduces_the_chapter",
             "test_xor_without_zeroing_overshoots",
+            "test_tensor_random_graphs",
         },
     ),
     Mutant(
@@ -597,6 +622,7 @@ MUTANTS = [
         caught_by={
             "test_broadcast_gradients_have_operand_shapes",
             "test_tensor_gradcheck[mul_column_row]",
+            "test_tensor_random_graphs",
         },
     ),
     Mutant(
@@ -619,6 +645,7 @@ MUTANTS = [
             "test_tensor_used_twice_gets_all_contributions[x.relu() * x ** 2]",
             "test_xor_training_reproduces_the_chapter",
             "test_xor_without_zeroing_overshoots",
+            "test_tensor_random_graphs",
         },
     ),
     Mutant(
@@ -658,6 +685,7 @@ MUTANTS = [
         caught_by={
             "test_exercise_f_composed_softmax_and_cross_entropy",
             "test_tensor_gradcheck[neg_and_numbers]",
+            "test_tensor_random_graphs",
         },
     ),
     Mutant(
@@ -722,6 +750,7 @@ MUTANTS = [
             "test_tensor_used_twice_gets_all_contributions[x.exp() * x.tanh() + x.log()]",
             "test_xor_training_reproduces_the_chapter",
             "test_xor_without_zeroing_overshoots",
+            "test_tensor_random_graphs",
         },
     ),
     Mutant(
@@ -791,6 +820,7 @@ MUTANTS = [
             "test_matmul_broadcasts_leading_axes",
             "test_tensor_gradcheck[mul_column_row]",
             "test_tensor_gradcheck[sub_column_row]",
+            "test_tensor_random_graphs",
         },
     ),
     Mutant(
@@ -826,6 +856,7 @@ MUTANTS = [
             "test_matmul_broadcasts_leading_axes",
             "test_tensor_gradcheck[mul_column_row]",
             "test_tensor_gradcheck[sub_column_row]",
+            "test_tensor_random_graphs",
         },
     ),
     Mutant(
@@ -864,6 +895,7 @@ MUTANTS = [
             "test_tensor_gradcheck[two_layer_tanh_network]",
             "test_xor_training_reproduces_the_chapter",
             "test_xor_without_zeroing_overshoots",
+            "test_tensor_random_graphs",
         },
     ),
     Mutant(
@@ -942,6 +974,7 @@ MUTANTS = [
         caught_by={
             "test_exercise_f_composed_softmax_and_cross_entropy",
             "test_tensor_gradcheck[sum_axis]",
+            "test_tensor_random_graphs",
         },
     ),
     Mutant(
@@ -954,6 +987,7 @@ MUTANTS = [
         caught_by={
             "test_exercise_f_composed_softmax_and_cross_entropy",
             "test_shape_operations_forward",
+            "test_tensor_random_graphs",
         },
     ),
     Mutant(
@@ -973,6 +1007,7 @@ MUTANTS = [
             "test_tensor_gradcheck[two_layer_tanh_network]",
             "test_xor_training_reproduces_the_chapter",
             "test_xor_without_zeroing_overshoots",
+            "test_tensor_random_graphs",
         },
     ),
     Mutant(
@@ -1029,6 +1064,7 @@ MUTANTS = [
         new="* (1.0 / self.data.size)",
         caught_by={
             "test_tensor_gradcheck[mean_over_two_axes]",
+            "test_tensor_random_graphs",
         },
     ),
     Mutant(
@@ -1043,6 +1079,7 @@ MUTANTS = [
             "test_tensor_gradcheck[two_layer_tanh_network]",
             "test_xor_training_reproduces_the_chapter",
             "test_xor_without_zeroing_overshoots",
+            "test_tensor_random_graphs",
         },
     ),
     Mutant(
@@ -1054,6 +1091,7 @@ MUTANTS = [
         new="self.sum(axis=axes)",
         caught_by={
             "test_shape_operations_forward",
+            "test_tensor_random_graphs",
         },
     ),
     Mutant(
@@ -1068,6 +1106,7 @@ MUTANTS = [
         caught_by={
             "test_shape_operations_forward",
             "test_tensor_gradcheck[reshape]",
+            "test_tensor_random_graphs",
         },
     ),
     Mutant(
@@ -1079,6 +1118,7 @@ MUTANTS = [
         new="self.grad += out.grad",
         caught_by={
             "test_tensor_gradcheck[reshape]",
+            "test_tensor_random_graphs",
         },
     ),
     Mutant(
@@ -1144,6 +1184,7 @@ MUTANTS = [
             "test_deep_graph_does_not_recurse",
             "test_exercise_d_sum_backward_restores_the_axis[3x4]",
             "test_exercise_d_sum_backward_restores_the_axis[4x4_square]",
+            "test_tensor_random_graphs",
         },
     ),
     Mutant(
@@ -1227,6 +1268,7 @@ MUTANTS = [
         caught_by={
             "test_backward_diamond_needs_topological_order",
             "test_exercise_f_composed_softmax_and_cross_entropy",
+            "test_tensor_random_graphs",
         },
     ),
     Mutant(
@@ -1244,6 +1286,7 @@ MUTANTS = [
         caught_by={
             "test_backward_diamond_needs_topological_order",
             "test_exercise_f_composed_softmax_and_cross_entropy",
+            "test_tensor_random_graphs",
         },
     ),
     Mutant(
@@ -1294,6 +1337,7 @@ MUTANTS = [
             "test_tensor_used_twice_gets_all_contributions[x.exp() * x.tanh() + x.log()]",
             "test_xor_training_reproduces_the_chapter",
             "test_xor_without_zeroing_overshoots",
+            "test_tensor_random_graphs",
         },
     ),
     Mutant(
@@ -1379,6 +1423,7 @@ MUTANTS = [
             "test_tensor_used_twice_gets_all_contributions[x.exp() * x.tanh() + x.log()]",
             "test_xor_training_reproduces_the_chapter",
             "test_xor_without_zeroing_overshoots",
+            "test_tensor_random_graphs",
         },
     ),
     Mutant(
@@ -1405,6 +1450,7 @@ MUTANTS = [
                     queue.append(p)""",
         caught_by={
             "test_value_diamond_needs_topological_order",
+            "test_engine_random_graphs",
         },
     ),
     Mutant(
@@ -1435,6 +1481,7 @@ MUTANTS = [
         new="np.expand_dims(out.grad, -1)",
         caught_by={
             "test_tensor_gradcheck[mean_over_two_axes]",
+            "test_tensor_random_graphs",
         },
     ),
     Mutant(
@@ -1509,6 +1556,7 @@ MUTANTS = [
             "test_tensor_used_twice_gets_all_contributions[x.relu() * x ** 2]",
             "test_xor_training_reproduces_the_chapter",
             "test_xor_without_zeroing_overshoots",
+            "test_tensor_random_graphs",
         },
     ),
     Mutant(
@@ -1587,6 +1635,7 @@ MUTANTS = [
             "test_tensor_used_twice_gets_all_contributions[x.exp() * x.tanh() + x.log()]",
             "test_xor_training_reproduces_the_chapter",
             "test_xor_without_zeroing_overshoots",
+            "test_tensor_random_graphs",
         },
     ),
     Mutant(
@@ -1604,6 +1653,7 @@ MUTANTS = [
             "test_tensor_gradcheck[two_layer_tanh_network]",
             "test_xor_training_reproduces_the_chapter",
             "test_xor_without_zeroing_overshoots",
+            "test_tensor_random_graphs",
         },
     ),
     Mutant(
@@ -1667,6 +1717,7 @@ MUTANTS = [
             "test_tensor_used_twice_gets_all_contributions[x.exp() * x.tanh() + x.log()]",
             "test_xor_training_reproduces_the_chapter",
             "test_xor_without_zeroing_overshoots",
+            "test_tensor_random_graphs",
         },
     ),
 ]

@@ -26,6 +26,7 @@ MUTANTS = [
         new="self.grad = 0",
         caught_by={
             "test_engine_value_holds_a_float_and_a_zero_gradient",
+            "test_engine_random_graphs",
         },
     ),
     # -----------------------------------------------------------------------
@@ -43,6 +44,7 @@ MUTANTS = [
             "test_softmax_gradient_is_probabilities_minus_one_hot[0]",
             "test_softmax_is_stable_for_large_logits",
             "test_softmax_reproduces_the_lesson",
+            "test_engine_random_graphs",
         },
     ),
     Mutant(
@@ -72,6 +74,7 @@ MUTANTS = [
             "test_softmax_is_stable_for_large_logits",
             "test_softmax_reproduces_the_lesson",
             "test_the_ceiling_separates_convergence_from_divergence",
+            "test_engine_random_graphs",
         },
     ),
     Mutant(
@@ -96,6 +99,7 @@ MUTANTS = [
             "test_learning_rate_table[0.3]",
             "test_rates_0238_and_024_both_diverge",
             "test_the_ceiling_separates_convergence_from_divergence",
+            "test_engine_random_graphs",
         },
     ),
     Mutant(
@@ -137,6 +141,7 @@ MUTANTS = [
             "test_softmax_is_stable_for_large_logits",
             "test_softmax_reproduces_the_lesson",
             "test_the_ceiling_separates_convergence_from_divergence",
+            "test_engine_random_graphs",
         },
     ),
     Mutant(
@@ -156,6 +161,7 @@ MUTANTS = [
             "test_softmax_gradient_is_probabilities_minus_one_hot[4]",
             "test_softmax_is_stable_for_large_logits",
             "test_softmax_reproduces_the_lesson",
+            "test_engine_random_graphs",
         },
     ),
     Mutant(
@@ -168,6 +174,7 @@ MUTANTS = [
         caught_by={
             "test_engine_adds_the_contributions_of_a_repeated_number",
             "test_engine_operations[pow]",
+            "test_engine_random_graphs",
         },
     ),
     Mutant(
@@ -187,6 +194,7 @@ MUTANTS = [
             "test_softmax_gradient_is_probabilities_minus_one_hot[4]",
             "test_softmax_is_stable_for_large_logits",
             "test_softmax_reproduces_the_lesson",
+            "test_engine_random_graphs",
         },
     ),
     Mutant(
@@ -204,6 +212,7 @@ MUTANTS = [
             "test_softmax_gradient_is_probabilities_minus_one_hot[4]",
             "test_softmax_is_stable_for_large_logits",
             "test_softmax_reproduces_the_lesson",
+            "test_engine_random_graphs",
         },
     ),
     Mutant(
@@ -221,6 +230,7 @@ MUTANTS = [
             "test_softmax_gradient_is_probabilities_minus_one_hot[4]",
             "test_softmax_is_stable_for_large_logits",
             "test_softmax_reproduces_the_lesson",
+            "test_engine_random_graphs",
         },
     ),
     Mutant(
@@ -232,6 +242,7 @@ MUTANTS = [
         new="self.grad = out.data * out.grad",
         caught_by={
             "test_engine_adds_the_contributions_of_a_repeated_number",
+            "test_engine_random_graphs",
         },
     ),
     Mutant(
@@ -249,6 +260,7 @@ MUTANTS = [
             "test_softmax_gradient_is_probabilities_minus_one_hot[4]",
             "test_softmax_is_stable_for_large_logits",
             "test_softmax_reproduces_the_lesson",
+            "test_engine_random_graphs",
         },
     ),
     Mutant(
@@ -266,6 +278,7 @@ MUTANTS = [
             "test_softmax_gradient_is_probabilities_minus_one_hot[4]",
             "test_softmax_is_stable_for_large_logits",
             "test_softmax_reproduces_the_lesson",
+            "test_engine_random_graphs",
         },
     ),
     Mutant(
@@ -281,6 +294,7 @@ MUTANTS = [
             "test_engine_operations[tanh]",
             "test_engine_two_layer_tanh",
             "test_numerical_derivative_agrees_with_the_engine",
+            "test_engine_random_graphs",
         },
     ),
     Mutant(
@@ -296,6 +310,7 @@ MUTANTS = [
             "test_engine_operations[tanh]",
             "test_engine_two_layer_tanh",
             "test_numerical_derivative_agrees_with_the_engine",
+            "test_engine_random_graphs",
         },
     ),
     Mutant(
@@ -318,6 +333,7 @@ MUTANTS = [
         new="self.grad += out.data * out.grad",
         caught_by={
             "test_engine_relu[x=0.5]",
+            "test_engine_random_graphs",
         },
     ),
     Mutant(
@@ -336,6 +352,7 @@ MUTANTS = [
             "test_softmax_gradient_is_probabilities_minus_one_hot[4]",
             "test_softmax_is_stable_for_large_logits",
             "test_softmax_reproduces_the_lesson",
+            "test_engine_random_graphs",
         },
     ),
     Mutant(
@@ -354,6 +371,7 @@ MUTANTS = [
             "test_softmax_gradient_is_probabilities_minus_one_hot[4]",
             "test_softmax_is_stable_for_large_logits",
             "test_softmax_reproduces_the_lesson",
+            "test_engine_random_graphs",
         },
     ),
     Mutant(
@@ -378,6 +396,7 @@ MUTANTS = [
             "test_softmax_gradient_is_probabilities_minus_one_hot[4]",
             "test_softmax_is_stable_for_large_logits",
             "test_softmax_reproduces_the_lesson",
+            "test_engine_random_graphs",
         },
     ),
     Mutant(
@@ -389,6 +408,7 @@ MUTANTS = [
         new="return self - other",
         caught_by={
             "test_engine_operations[numbers_on_the_left]",
+            "test_engine_random_graphs",
         },
     ),
     Mutant(
@@ -400,6 +420,7 @@ MUTANTS = [
         new="return self / other",
         caught_by={
             "test_engine_operations[numbers_on_the_left]",
+            "test_engine_random_graphs",
         },
     ),
     # -----------------------------------------------------------------------
@@ -449,6 +470,7 @@ MUTANTS = [
             "test_softmax_is_stable_for_large_logits",
             "test_softmax_reproduces_the_lesson",
             "test_the_ceiling_separates_convergence_from_divergence",
+            "test_engine_random_graphs",
         },
     ),
     Mutant(
@@ -484,6 +506,7 @@ MUTANTS = [
             "test_softmax_is_stable_for_large_logits",
             "test_softmax_reproduces_the_lesson",
             "test_the_ceiling_separates_convergence_from_divergence",
+            "test_engine_random_graphs",
         },
     ),
     Mutant(
@@ -515,6 +538,7 @@ MUTANTS = [
             "test_softmax_gradient_is_probabilities_minus_one_hot[4]",
             "test_softmax_is_stable_for_large_logits",
             "test_softmax_reproduces_the_lesson",
+            "test_engine_random_graphs",
         },
     ),
     Mutant(
@@ -548,6 +572,7 @@ MUTANTS = [
             "test_softmax_is_stable_for_large_logits",
             "test_softmax_reproduces_the_lesson",
             "test_the_ceiling_separates_convergence_from_divergence",
+            "test_engine_random_graphs",
         },
     ),
     Mutant(
@@ -589,6 +614,7 @@ MUTANTS = [
             "test_softmax_is_stable_for_large_logits",
             "test_softmax_reproduces_the_lesson",
             "test_the_ceiling_separates_convergence_from_divergence",
+            "test_engine_random_graphs",
         },
     ),
     Mutant(
@@ -632,6 +658,7 @@ MUTANTS = [
             "test_softmax_is_stable_for_large_logits",
             "test_softmax_reproduces_the_lesson",
             "test_the_ceiling_separates_convergence_from_divergence",
+            "test_engine_random_graphs",
         },
     ),
     Mutant(
@@ -694,6 +721,7 @@ MUTANTS = [
             "test_softmax_is_stable_for_large_logits",
             "test_softmax_reproduces_the_lesson",
             "test_the_ceiling_separates_convergence_from_divergence",
+            "test_engine_random_graphs",
         },
     ),
     # -----------------------------------------------------------------------
