@@ -6,7 +6,7 @@ import re
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, seed
 
 from grader import labs
 from grader.grading import grade as grading
@@ -88,11 +88,15 @@ def test_a_shared_node_bug_shows_a_small_graph_the_same_in_both_modes_and_runs(t
         grade_mutant(tmp_path / "c", lab_id, mutant, "worker"),
     ]
     messages = [random_graph_failures(run).get(test_name) for run in runs]
-    assert messages[0], f"{test_name} passed {mutant.name}"
-    assert messages[0] == messages[1] == messages[2], messages
-    expression = graph_of(messages[0])
-    assert 1 <= operations(expression) <= MAX_OPERATIONS, expression
-    assert "expected" in messages[0] and "got" in messages[0], messages[0]
+    assert all(messages), f"{test_name} passed {mutant.name} in some mode: {messages}"
+    # The same graphs are drawn in both modes (a fixed seed), so the verdict is the same; the shrunk
+    # graph may differ behind the wall, where an exception's origin differs, so the message is compared
+    # run against run, in one mode.
+    assert messages[0] == messages[1], messages
+    for message in messages:
+        expression = graph_of(message)
+        assert 1 <= operations(expression) <= MAX_OPERATIONS, expression
+        assert "expected" in message and "got" in message, message
 
 
 def test_the_rendered_expression_is_the_computation():
@@ -100,11 +104,13 @@ def test_the_rendered_expression_is_the_computation():
     seen = []
 
     @graphs.GRAPH_SETTINGS
+    @seed(graphs.GRAPH_SEED)
     @given(graphs.tensor_graphs())
     def tensors(graph):
         seen.append(graph)
 
     @graphs.GRAPH_SETTINGS
+    @seed(graphs.GRAPH_SEED)
     @given(graphs.scalar_graphs())
     def scalars(graph):
         seen.append(graph)
@@ -128,6 +134,7 @@ def test_a_graph_run_twice_is_drawn_the_same():
         seen = []
 
         @graphs.GRAPH_SETTINGS
+        @seed(graphs.GRAPH_SEED)
         @given(graphs.tensor_graphs())
         def record(graph):
             seen.append(graph.expression())

@@ -28,9 +28,13 @@ LEAF_NAMES = "abcd"
 # Far enough from relu's kink and log's pole that central differences stay exact to the checker's tolerance.
 AWAY_FROM_ZERO = 0.2
 EXP_LIMIT = 3.0
-# Derandomized: a run is the same in-process and behind the wall, and from one run to the next.
+# Reproducible: a fixed seed (GRAPH_SEED, with hypothesis.seed on each test), so a run is the same
+# in-process and behind the wall, and from one run to the next. Not derandomize=True: it seeds from the
+# test's source, which the grading process may load from a copy Hypothesis cannot read, and
+# falls back to the test's name, a different seed in each mode.
+GRAPH_SEED = 22
 GRAPH_SETTINGS = settings(
-    derandomize=True,
+    derandomize=False,
     database=None,
     deadline=None,
     max_examples=25,

@@ -13,7 +13,7 @@ import contextlib
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, seed
 
 from grader import under_test
 from grader.testing import (
@@ -32,7 +32,14 @@ from grader.testing import (
     graded,
     raises,
 )
-from grader.testing.graphs import GRAPH_SETTINGS, SCALAR_GRAPH_SETTINGS, check_graph, scalar_graphs, tensor_graphs
+from grader.testing.graphs import (
+    GRAPH_SEED,
+    GRAPH_SETTINGS,
+    SCALAR_GRAPH_SETTINGS,
+    check_graph,
+    scalar_graphs,
+    tensor_graphs,
+)
 from labs.ch06 import audits, loops
 from labs.ch06.xor_mlp import train_xor
 
@@ -262,6 +269,7 @@ def test_value_second_backward_accumulates_leaves_only():
 # A failure shows the smallest graph found, as an expression with its inputs.
 @graded(task="value", points=1, hint="check each operation alone first; " + ACCUMULATE)
 @SCALAR_GRAPH_SETTINGS
+@seed(GRAPH_SEED)
 @given(scalar_graphs())
 def test_value_random_graphs(graph):
     check_graph(lab.Value, graph, hint="check each operation alone first; " + ACCUMULATE)
@@ -623,6 +631,7 @@ def test_shape_operations_forward():
 # shared nodes together. A failure shows the smallest graph found, as an expression with its inputs.
 @graded(task="tensor", points=1, hint="the gradcheck cases above test each operation alone: fix those first; " + REUSE)
 @GRAPH_SETTINGS
+@seed(GRAPH_SEED)
 @given(tensor_graphs())
 def test_tensor_random_graphs(graph):
     check_graph(
