@@ -1,4 +1,4 @@
-"""The labs' random-graph tests (grader.testing.graphs, Hypothesis derandomized): the reference passes;
+"""The labs' random-graph tests (grader.testing.graphs, Hypothesis from a fixed seed): the reference passes;
 a bug only a shared subexpression exposes fails them with the smallest graph as its message, the
 same in-process and behind the wall, and the same from one run to the next."""
 
