@@ -6,12 +6,13 @@ whose central differences give the expected gradients. Nothing the student can
 edit takes part in computing the expected numbers.
 
 When a check fails, the hint is a diagnosis (grader.testing.diagnosis) when the kit has
-one, and the test's own advice otherwise. The diagnosis only ever runs after a failure.
+one, and the test's own advice otherwise. The diagnosis only ever runs after a failure, and
+never with ``explain=False`` (a search that only needs to know whether a check fails).
 """
 
 from __future__ import annotations
 
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager, nullcontext, suppress
 
 import numpy as np
 
@@ -118,7 +119,7 @@ def _check_result(out, f, inputs, what: str):
 
 
 def check_tensor_gradients(
-    Tensor, f, inputs, what: str, *, hint: str = "", seed=None, forward_hint: str = "", also=()
+    Tensor, f, inputs, what: str, *, hint: str = "", seed=None, forward_hint: str = "", also=(), explain=True
 ) -> list[np.ndarray]:
     """Check ``f``'s forward value and every input's gradient on the code under test; return
     the gradients it computed.
@@ -126,6 +127,7 @@ def check_tensor_gradients(
     ``f`` takes one tensor per input and returns a tensor; ``seed`` is the gradient
     passed to ``backward`` for a multi-element output (None: a single-element output).
     ``also``: the same test's earlier ``(f, inputs, gradients)``, more evidence for a diagnosis.
+    ``explain``: False for no diagnosis at all (the messages keep the test's own hints).
     """
     arrays = [np.array(x, dtype=np.float64) for x in inputs]
     seed_array = None if seed is None else np.array(seed, dtype=np.float64)
@@ -136,13 +138,14 @@ def check_tensor_gradients(
         return float((value * seed_array).sum() if seed_array is not None else value.sum())
 
     expected_out = f(*[SpecTensor(a) for a in arrays]).data
-    with explained_errors(f, arrays):
+    with explained_errors(f, arrays) if explain else nullcontext():
         tensors = [Tensor(a.copy()) for a in arrays]
         out = f(*tensors)
         _check_result(out, f, arrays, what)
         got_out = as_array(out.data, f"{what}: the result's .data")
-        if got_out.shape != expected_out.shape or not np.allclose(
-            got_out, expected_out, atol=FORWARD_ATOL, rtol=FORWARD_RTOL, equal_nan=True
+        if explain and (
+            got_out.shape != expected_out.shape
+            or not np.allclose(got_out, expected_out, atol=FORWARD_ATOL, rtol=FORWARD_RTOL, equal_nan=True)
         ):
             forward_hint = diagnosis.explain_forward(f, arrays, got_out) or forward_hint
         expect_close(
@@ -158,7 +161,9 @@ def check_tensor_gradients(
         else:
             out.backward(seed_array.copy())
 
-        def explain():
+        def diagnose():
+            if not explain:
+                return ""
             grads = [_readable(lambda t=t: as_array(t.grad, "")) for t in tensors]
             if any(g is None for g in grads):
                 return ""
@@ -170,14 +175,14 @@ def check_tensor_gradients(
             got = as_array(tensor.grad, f"{what}: input {i}'s .grad")
             expected = numerical_gradient(lambda x, i=i: spec_loss(i, x), array)
             label = f"{what}: gradient of input {i} (shape {array.shape})" if len(arrays) > 1 else f"{what}: gradient"
-            _compare_gradient(got, expected, label, hint, explain)
+            _compare_gradient(got, expected, label, hint, diagnose)
             checked.append(got)
     return checked
 
 
-def check_scalar_gradients(Value, f, inputs, what: str, *, hint: str = "", also=()) -> list[float]:
+def check_scalar_gradients(Value, f, inputs, what: str, *, hint: str = "", also=(), explain=True) -> list[float]:
     """Check ``f``'s forward value and every input's gradient for the scalar engine; return the
-    gradients it computed (``also``: as for check_tensor_gradients)."""
+    gradients it computed (``also``, ``explain``: as for check_tensor_gradients)."""
     values = [float(x) for x in inputs]
 
     def spec_loss(i, x):
@@ -185,20 +190,22 @@ def check_scalar_gradients(Value, f, inputs, what: str, *, hint: str = "", also=
         return f(*args).data
 
     expected_out = f(*[SpecScalar(v) for v in values]).data
-    with explained_errors(f, values):
+    with explained_errors(f, values) if explain else nullcontext():
         leaves = [Value(v) for v in values]
         out = f(*leaves)
         _check_result(out, f, values, what)
         got_out = as_float(out.data, f"{what}: the result's .data")
         forward_hint = FORWARD_HINT
-        if not np.isclose(got_out, expected_out, atol=FORWARD_ATOL, rtol=FORWARD_RTOL):
+        if explain and not np.isclose(got_out, expected_out, atol=FORWARD_ATOL, rtol=FORWARD_RTOL):
             forward_hint = diagnosis.explain_forward(f, values, got_out) or FORWARD_HINT
         expect_close(
             got_out, expected_out, f"{what}: forward value", atol=FORWARD_ATOL, rtol=FORWARD_RTOL, hint=forward_hint
         )
         out.backward()
 
-        def explain():
+        def diagnose():
+            if not explain:
+                return ""
             grads = [_readable(lambda v=v: as_float(v.grad, "")) for v in leaves]
             if any(g is None for g in grads):
                 return ""
@@ -210,7 +217,7 @@ def check_scalar_gradients(Value, f, inputs, what: str, *, hint: str = "", also=
             got = as_float(leaf.grad, f"{what}: input {i}'s .grad")
             expected = float(numerical_gradient(lambda x, i=i: spec_loss(i, x), np.array(v)))
             label = f"{what}: d/d(input {i}) at {v:g}" if len(values) > 1 else f"{what}: derivative at {v:g}"
-            _compare_gradient(np.array(got), np.array(expected), label, hint, explain)
+            _compare_gradient(np.array(got), np.array(expected), label, hint, diagnose)
             checked.append(got)
     return checked
 

@@ -14,13 +14,17 @@ Hypothesis shrinks a failing graph towards fewer operations, so the message show
 
 from __future__ import annotations
 
+from contextlib import suppress
 from dataclasses import dataclass, field
+from random import Random
 
 import numpy as np
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck, Phase, find, settings
 from hypothesis import strategies as st
+from hypothesis.errors import NoSuchExample
 
-from grader.testing.checks import show
+from grader import verdicts
+from grader.testing.checks import fail, show
 from grader.testing.gradients import check_scalar_gradients, check_tensor_gradients
 from grader.testing.spec import SpecScalar, SpecTensor
 
@@ -28,22 +32,25 @@ LEAF_NAMES = "abcd"
 # Far enough from relu's kink and log's pole that central differences stay exact to the checker's tolerance.
 AWAY_FROM_ZERO = 0.2
 EXP_LIMIT = 3.0
-# Reproducible: a fixed seed (GRAPH_SEED, with hypothesis.seed on each test), so a run is the same
-# in-process and behind the wall, and from one run to the next. Not derandomize=True: it seeds from the
-# test's source, which the grading process may load from a copy Hypothesis cannot read, and
-# falls back to the test's name, a different seed in each mode.
+# Reproducible: the search starts from a fixed seed, so a run is the same in-process and behind the
+# wall, and from one run to the next. Not derandomize=True: it seeds from the test's source, which the
+# grading process may load from a copy Hypothesis cannot read, and falls back to the test's name, a
+# different seed in each mode. And the strategies draw only booleans (small_integers).
 GRAPH_SEED = 22
+CODE_BITS = 12  # one operation's choices (Picker): more than any operation has (a few hundred)
 GRAPH_SETTINGS = settings(
     derandomize=False,
     database=None,
     deadline=None,
-    max_examples=25,
-    report_multiple_bugs=False,
+    max_examples=50,
+    # No explain phase: after shrinking it tries hundreds of variations to say which parts of the
+    # graph matter, seconds of a test's time limit for a sentence the message does not show.
+    phases=[Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink],
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large],
 )
 
 # Scalar graphs cost little: more of them find a bug that needs a rarer pattern (f(u) * u for each f).
-SCALAR_GRAPH_SETTINGS = settings(GRAPH_SETTINGS, max_examples=60)
+SCALAR_GRAPH_SETTINGS = settings(GRAPH_SETTINGS, max_examples=100)
 
 
 @dataclass
@@ -140,10 +147,22 @@ NUMBER_LEFT = {
 }
 
 
+def small_integers(low: int, high: int):
+    """An integer in [low, high] built from booleans alone, shrinking towards ``low``.
+
+    Hypothesis draws integers (st.integers, st.sampled_from) partly from the constants it finds in
+    the local modules loaded: a student's module, or the kit's (loaded in-process, not behind the
+    wall), would change which graphs are drawn. It draws booleans from the seed alone."""
+    bits = (high - low).bit_length()
+    return st.tuples(*[st.booleans()] * bits).map(
+        lambda flags: low + sum(flag << i for i, flag in enumerate(flags)) % (high - low + 1)
+    )
+
+
 def _leaf_values(draw, shape):
     """Numbers away from 0 with both signs: a drawn integer picks them, so they shrink towards simple ones."""
     count = int(np.prod(shape)) if shape else 1
-    magnitudes = draw(st.lists(st.integers(1, 8), min_size=count, max_size=count))
+    magnitudes = draw(st.lists(small_integers(1, 8), min_size=count, max_size=count))
     signs = draw(st.lists(st.booleans(), min_size=count, max_size=count))
     values = np.array([m / 4 * (-1 if s else 1) for m, s in zip(magnitudes, signs, strict=True)], dtype=np.float64)
     return values.reshape(shape) if shape else float(values[0])
@@ -160,7 +179,7 @@ def _other_operand(pick, graph: Graph) -> int:
 def operation_codes(max_operations: int):
     """One wide integer per operation, decoded by Picker: shrinking drops operations and lowers
     codes towards 0, the simplest operation."""
-    return st.lists(st.integers(0, 2**32 - 1), min_size=1, max_size=max_operations)
+    return st.lists(small_integers(0, 2**CODE_BITS - 1), min_size=1, max_size=max_operations)
 
 
 class Picker:
@@ -196,7 +215,7 @@ def _add(graph: Graph, template: str, operands: list, apply, spec_value):
 @st.composite
 def scalar_graphs(draw, max_operations: int = 5, functions=("exp", "log", "tanh", "relu", "square", "neg")):
     """A graph for the Value engine: two or three leaves, up to ``max_operations`` operations."""
-    count = draw(st.integers(1, 3))
+    count = draw(small_integers(1, 3))
     graph = Graph(leaves=[_leaf_values(draw, ()) for _ in range(count)])
     graph.values = list(graph.leaves)
     for code in draw(operation_codes(max_operations)):
@@ -230,8 +249,9 @@ def tensor_graphs(draw, max_operations: int = 5, functions=("exp", "log", "tanh"
     """A graph for the Tensor engine: leaves of shapes (m, n), (n,), (m, 1) or (1, n) (square or not),
     operations that broadcast, reduce (sum, mean, an axis or all, keepdims or not), reshape,
     transpose and multiply matrices."""
-    m, n = draw(st.integers(1, 3)), draw(st.integers(2, 3))
-    shapes = draw(st.lists(st.sampled_from([(m, n), (n,), (m, 1), (1, n), (n, m)]), min_size=1, max_size=3))
+    m, n = draw(small_integers(1, 3)), draw(small_integers(2, 3))
+    choices = [(m, n), (n,), (m, 1), (1, n), (n, m)]
+    shapes = [choices[i] for i in draw(st.lists(small_integers(0, len(choices) - 1), min_size=1, max_size=3))]
     graph = Graph(leaves=[_leaf_values(draw, shape) for shape in shapes])
     graph.values = list(graph.leaves)
     for code in draw(operation_codes(max_operations)):
@@ -299,11 +319,64 @@ def output_seed(graph: Graph) -> np.ndarray | None:
     return np.cos(np.arange(int(np.prod(shape)), dtype=np.float64) + 1.0).reshape(shape)
 
 
-def check_graph(engine, graph: Graph, *, hint: str = "") -> None:
+def check_graph(engine, graph: Graph, *, hint: str = "", explain: bool = True) -> None:
     """Check ``graph``'s forward value and gradients on ``engine`` (a Value or a Tensor class);
-    a failure's message starts with the graph, as an expression."""
+    a failure's message starts with the graph, as an expression (``explain``: as for the checker)."""
     what = f"random graph `{graph.expression()}`"
     if isinstance(graph.leaves[0], float):
-        check_scalar_gradients(engine, graph, graph.leaves, what, hint=hint)
+        check_scalar_gradients(engine, graph, graph.leaves, what, hint=hint, explain=explain)
     else:
-        check_tensor_gradients(engine, graph, graph.leaves, what, hint=hint, seed=output_seed(graph))
+        check_tensor_gradients(engine, graph, graph.leaves, what, hint=hint, seed=output_seed(graph), explain=explain)
+
+
+def check_random_graphs(engine, graphs, graph_settings: settings, *, hint: str) -> None:
+    """Check ``engine`` on the graphs the ``graphs`` strategy draws from the fixed seed; fail with the
+    smallest failing graph Hypothesis shrinks to, checked again with the full diagnosis.
+
+    The search asks only whether a graph fails: any exception the code under test raises counts, so
+    the search takes the same path in-process and behind the wall, where an exception's type and
+    origin may differ, and stays cheap (no diagnosis for the hundreds of graphs shrinking tries).
+    A failure of the grading itself (a time limit, the worker lost) ends it at once."""
+    fatal: list[BaseException] = []
+
+    def fails(graph: Graph) -> bool:
+        if fatal:
+            raise fatal[0]
+        try:
+            check_graph(engine, graph, explain=False)
+        except (verdicts.SubmissionError, verdicts.WorkerFailure) as exc:
+            fatal.append(exc)
+            raise
+        except Exception:
+            return True
+        except BaseException as exc:  # the in-process time limit (pytest-timeout), an interrupt
+            fatal.append(exc)
+            raise
+        return False
+
+    try:
+        smallest = _search(graphs, graph_settings, fails)
+    except NoSuchExample:
+        return
+    except BaseException:
+        if fatal:
+            raise fatal[0] from None
+        raise
+    check_graph(engine, smallest, hint=hint)
+    fail(
+        f"random graph `{smallest.expression()}` failed during the search and passed when checked again",
+        "your engine gives different answers for the same computation: does it keep state between graphs?",
+    )
+
+
+def searched_graphs(graphs, graph_settings: settings) -> list[Graph]:
+    """The graphs check_random_graphs checks a correct engine on, in order."""
+    seen = []
+    with suppress(NoSuchExample):
+        _search(graphs, graph_settings, lambda graph: seen.append(graph) or False)
+    return seen
+
+
+def _search(graphs, graph_settings: settings, fails) -> Graph:
+    """The smallest graph ``fails`` holds for, from the fixed seed; NoSuchExample if none."""
+    return find(graphs, fails, settings=graph_settings, random=Random(GRAPH_SEED))

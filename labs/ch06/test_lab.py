@@ -13,7 +13,6 @@ import contextlib
 
 import numpy as np
 import pytest
-from hypothesis import given, seed
 
 from grader import under_test
 from grader.testing import (
@@ -33,10 +32,9 @@ from grader.testing import (
     raises,
 )
 from grader.testing.graphs import (
-    GRAPH_SEED,
     GRAPH_SETTINGS,
     SCALAR_GRAPH_SETTINGS,
-    check_graph,
+    check_random_graphs,
     scalar_graphs,
     tensor_graphs,
 )
@@ -265,14 +263,13 @@ def test_value_second_backward_accumulates_leaves_only():
     )
 
 
-# Random graphs (Hypothesis, derandomized): shared nodes, numbers on the left, every function.
+# Random graphs (Hypothesis, from a fixed seed): shared nodes, numbers on the left, every function.
 # A failure shows the smallest graph found, as an expression with its inputs.
 @graded(task="value", points=1, hint="check each operation alone first; " + ACCUMULATE)
-@SCALAR_GRAPH_SETTINGS
-@seed(GRAPH_SEED)
-@given(scalar_graphs())
-def test_value_random_graphs(graph):
-    check_graph(lab.Value, graph, hint="check each operation alone first; " + ACCUMULATE)
+def test_value_random_graphs():
+    check_random_graphs(
+        lab.Value, scalar_graphs(), SCALAR_GRAPH_SETTINGS, hint="check each operation alone first; " + ACCUMULATE
+    )
 
 
 # ---------------------------------------------------------------------------
@@ -627,15 +624,15 @@ def test_shape_operations_forward():
         expect_shape(as_array(expr().data, f"{what}: the result's .data").shape, shape, what, hint)
 
 
-# Random graphs (Hypothesis, derandomized): broadcasting, reductions, reshapes, transposes, matmul and
+# Random graphs (Hypothesis, from a fixed seed): broadcasting, reductions, reshapes, transposes, matmul and
 # shared nodes together. A failure shows the smallest graph found, as an expression with its inputs.
 @graded(task="tensor", points=1, hint="the gradcheck cases above test each operation alone: fix those first; " + REUSE)
-@GRAPH_SETTINGS
-@seed(GRAPH_SEED)
-@given(tensor_graphs())
-def test_tensor_random_graphs(graph):
-    check_graph(
-        lab.Tensor, graph, hint="the gradcheck cases above test each operation alone: fix those first; " + REUSE
+def test_tensor_random_graphs():
+    check_random_graphs(
+        lab.Tensor,
+        tensor_graphs(),
+        GRAPH_SETTINGS,
+        hint="the gradcheck cases above test each operation alone: fix those first; " + REUSE,
     )
 
 
