@@ -106,7 +106,7 @@ def test_pristine_checkout_exits_0_and_writes_every_output(graded):
     assert "integrity: every protected file is as shipped" in result.stdout
     assert "Graded: ch06, the lab the assignment names." in result.stdout
     assert "::warning" not in result.stdout
-    assert "ch06: 0/120 points (0/88 tests passed; exact score 0)" in result.stderr
+    assert "ch06: 0/120 points (0/90 tests passed; exact score 0)" in result.stderr
 
 
 def test_the_starter_scores_zero_behind_the_wall(graded):
@@ -118,13 +118,13 @@ def test_the_starter_scores_zero_behind_the_wall(graded):
 
 
 def test_the_starters_stubs_are_annotated_where_they_raise(graded):
-    """The pristine starter fails 88 tests (the hidden ones too, in this kit) for 3 reasons (Value's stub,
+    """The pristine starter fails 90 tests (the hidden ones too, in this kit) for 3 reasons (Value's stub,
     Tensor's, and Tensor's reached through the provided numerical_grad): one error annotation each, on
     labs/ch06/starter.py at the line its message names, which raises the stub (or, for numerical_grad,
     calls the code that does)."""
     shown = errors(graded.result.stdout)
     found = github.failures([graded.report])
-    assert len(shown) == len(found) == 3 and sum(len(f.tests) for f in found) == 88
+    assert len(shown) == len(found) == 3 and sum(len(f.tests) for f in found) == 90
     lines = (KIT_ROOT / "labs/ch06/starter.py").read_text().splitlines()
     for command, failure in zip(shown, found, strict=True):
         number = int(re.fullmatch(r"::error file=labs/ch06/starter\.py,line=(\d+),title=ch06%3A .*", command)[1])
@@ -136,15 +136,15 @@ def test_the_starters_stubs_are_annotated_where_they_raise(graded):
 
 
 def test_annotations_stop_at_githubs_limit_and_the_summary_counts_the_rest(graded):
-    """88 different failures: 10 annotations (GitHub shows no more per step), and the summary says 78 more."""
+    """90 different failures: 10 annotations (GitHub shows no more per step), and the summary says 80 more."""
     report = copy.deepcopy(graded.report)
     for i, test in enumerate(report["tests"]):
         test["message"] = f"failure number {i}"
     shown, more = github.annotations([report])
-    assert len(shown) == github.MAX_ANNOTATIONS == 10 and more == 78
+    assert len(shown) == github.MAX_ANNOTATIONS == 10 and more == 80
     assert shown[0].endswith("::failure number 0") and shown[-1].endswith("::failure number 9")
     summary = github.job_summary([report], graded.report["integrity"], "", more)
-    assert "78 more failures (by message and line) are not annotated on your file" in summary
+    assert "80 more failures (by message and line) are not annotated on your file" in summary
 
 
 def test_workflow_commands_are_escaped_as_the_toolkit_escapes_them():

@@ -398,17 +398,17 @@ def test_job_summary_tables_keep_their_columns(any_report):
 def test_job_summary_of_the_starter_lists_tasks_and_lost_points(starter):
     markdown = exports.job_summary_markdown(starter)
     assert markdown.startswith("## ch06: ")
-    assert "**Score: 0/120 (88 failed)**" in markdown and "isolation: in-process" in markdown
+    assert "**Score: 0/120 (90 failed)**" in markdown and "isolation: in-process" in markdown
     for task in starter["tasks"]:
         assert f"| {task['title']} | 0/{task['max_score']} | 0/{task['tests']} |" in markdown
-    assert "Tests that lost points (88)" in markdown
+    assert "Tests that lost points (90)" in markdown
     assert "`test_value_stores_float_data_and_zero_grad`" in markdown
     assert "same as above" in markdown
 
 
 def test_job_summary_of_the_reference_has_no_failures(ref):
     markdown = exports.job_summary_markdown(ref)
-    assert "**Score: 120/120 (88 passed)**" in markdown and "lost points" not in markdown
+    assert "**Score: 120/120 (90 passed)**" in markdown and "lost points" not in markdown
 
 
 def test_job_summary_escapes_odd_text_and_lists_flags(every_outcome):

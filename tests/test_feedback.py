@@ -85,7 +85,7 @@ def test_the_tuned_submission_loses_hidden_points_its_feedback_does_not_show(gra
     report = json.loads((graded_class / "reports" / "tuned.json").read_text())
     assert report["score"] < report["max_score"] and all(t["outcome"] != "passed" for t in _hidden(report))
     table = _table((graded_class / "feedback" / "tuned.md").read_text())
-    assert "Total: 100/100  (76 passed)" in table and "next: nothing: every test passed" in table
+    assert "Total: 100/100  (78 passed)" in table and "next: nothing: every test passed" in table
 
 
 def test_a_student_not_graded_gets_the_reason_and_what_to_hand_in(graded_class):

