@@ -37,6 +37,9 @@ EXP_LIMIT = 3.0
 # grading process may load from a copy Hypothesis cannot read, and falls back to the test's name, a
 # different seed in each mode. And the strategies draw only small integers (small_integers).
 GRAPH_SEED = 22
+# Graphs shrinking may try after the first failure: Hypothesis's shrinker costs about 20 ms a graph
+# here (a tensor graph drawn again), and would try hundreds.
+SHRINK_BUDGET = 40
 CODE_BASE = 64  # one operation's choices (Picker) are two digits in this base: 4096, more than any has
 GRAPH_SETTINGS = settings(
     derandomize=False,
@@ -71,6 +74,11 @@ class Graph:
     @property
     def size(self) -> int:
         return len(self.operations)
+
+    def complexity(self) -> tuple:
+        """What makes a graph harder to read: its operations, then its leaves and their numbers."""
+        numbers = sum(np.size(leaf) for leaf in self.leaves)
+        return (self.size, len(self.leaves), numbers, sum(float(np.abs(leaf).sum()) for leaf in self.leaves))
 
     def expression(self) -> str:
         """The graph as Python a student can type: a node used more than once gets a name of its own."""
@@ -334,25 +342,39 @@ def check_graph(engine, graph: Graph, *, hint: str = "", explain: bool = True) -
 UNRELIABLE = "your engine gives different answers for the same computation: does it keep state between graphs?"
 
 
+class _ShrinkingBudgetSpent(BaseException):
+    """Raised through Hypothesis (which lets a BaseException pass) to end shrinking early."""
+
+
 def check_random_graphs(engine, graphs, graph_settings: settings, *, hint: str) -> None:
     """Check ``engine`` on the graphs the ``graphs`` strategy draws from the fixed seed; fail with the
-    smallest failing graph Hypothesis shrinks to, checked again with the full diagnosis.
+    smallest failing graph found, checked again with the full diagnosis.
 
     The search asks only whether a graph fails: any exception the code under test raises counts, so
     the search takes the same path in-process and behind the wall, where an exception's type and
-    origin may differ, and stays cheap (no diagnosis for the hundreds of graphs shrinking tries).
-    A failure of the grading itself (a time limit, the worker lost) ends it at once."""
+    origin may differ, and stays cheap (no diagnosis for the graphs shrinking tries). Shrinking
+    stops after SHRINK_BUDGET more graphs: the smallest failing graph so far is shown (a count, not
+    a time, so the same in every mode). A failure of the grading itself (a time limit, the worker
+    lost) ends the search at once."""
     fatal: list[BaseException] = []
+    failing: list[Graph] = []  # the smallest failing graph so far
+    tried_since_failure = [0]
 
     def fails(graph: Graph) -> bool:
         if fatal:
             raise fatal[0]
+        if failing:
+            if tried_since_failure[0] >= SHRINK_BUDGET:
+                raise _ShrinkingBudgetSpent
+            tried_since_failure[0] += 1
         try:
             check_graph(engine, graph, explain=False)
         except (verdicts.SubmissionError, verdicts.WorkerFailure) as exc:
             fatal.append(exc)
             raise
         except Exception:
+            if not failing or graph.complexity() < failing[0].complexity():
+                failing[:] = [graph]
             return True
         except BaseException as exc:  # the in-process time limit (pytest-timeout), an interrupt
             fatal.append(exc)
@@ -363,6 +385,8 @@ def check_random_graphs(engine, graphs, graph_settings: settings, *, hint: str) 
         smallest = _search(graphs, graph_settings, fails)
     except NoSuchExample:
         return
+    except _ShrinkingBudgetSpent:
+        smallest = failing[0]
     except BaseException as exc:
         if fatal:
             raise fatal[0] from None
