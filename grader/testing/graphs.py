@@ -39,13 +39,13 @@ EXP_LIMIT = 3.0
 GRAPH_SEED = 22
 # Graphs shrinking may try after the first failure: Hypothesis's shrinker costs about 20 ms a graph
 # here (a tensor graph drawn again), and would try hundreds.
-SHRINK_BUDGET = 40
+SHRINK_BUDGET = 20
 CODE_BASE = 64  # one operation's choices (Picker) are two digits in this base: 4096, more than any has
 GRAPH_SETTINGS = settings(
     derandomize=False,
     database=None,
     deadline=None,
-    max_examples=30,
+    max_examples=20,
     # No explain phase: after shrinking it tries hundreds of variations to say which parts of the
     # graph matter, seconds of a test's time limit for a sentence the message does not show.
     phases=[Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink],
@@ -53,7 +53,7 @@ GRAPH_SETTINGS = settings(
 )
 
 # Scalar graphs cost little: more of them find a bug that needs a rarer pattern (f(u) * u for each f).
-SCALAR_GRAPH_SETTINGS = settings(GRAPH_SETTINGS, max_examples=60)
+SCALAR_GRAPH_SETTINGS = settings(GRAPH_SETTINGS, max_examples=40)
 
 
 @dataclass
