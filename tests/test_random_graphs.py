@@ -37,7 +37,7 @@ TENSOR_SHARED_ONLY = Mutant(
     "other.grad +=",
     "other.grad =",
 )
-MAX_OPERATIONS = 3  # what the shrunk graph may hold: a student reads it at a glance
+MAX_OPERATIONS = 4  # what the shrunk graph may hold: a student reads it at a glance
 OPERATION = re.compile(r"\s[-+*/@]\s|\.\w+\(|\*\*|^-|\(-")
 
 
