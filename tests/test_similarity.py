@@ -104,6 +104,19 @@ def test_identical_pairs_are_left_to_identical():
     assert _found(similarity.pairs(subs, None, 0.8, skip=skip)) == {frozenset("ac"), frozenset("bc")}
 
 
+def test_processes_side_by_side_find_what_one_finds(texts):
+    """Enough distinct files for the pairs to be shared out (similarity.PARALLEL_PAIRS): two spawned
+    processes give the same pairs, scores and lines as the batch's process alone."""
+    reference = reference_source(LAB)
+    many = dict(texts)
+    many.update({f"bug{i:02d}": apply(reference, mutant) for i, mutant in enumerate(catalogue(LAB)[:36])})
+    assert len(set(many.values())) * (len(set(many.values())) - 1) // 2 >= similarity.PARALLEL_PAIRS
+    starter = labs.get(LAB).starter.read_text(encoding="utf-8")
+    alone = similarity.pairs(_submissions(many), starter, similarity.DEFAULT_THRESHOLD)
+    assert len(alone) > 100
+    assert similarity.pairs(_submissions(many), starter, similarity.DEFAULT_THRESHOLD, jobs=2) == alone
+
+
 def test_line_ranges_join_touching_slices():
     text = "a\nb\nc\nd\ne\n"
     assert similarity.line_ranges(text, [4, 0, 8], [5, 3, 9]) == [[1, 3], [5, 5]]

@@ -94,7 +94,7 @@ def run_batch(
     if merged.get("partial"):  # a regrade in a partial merge: still not the whole class
         coverage = shards.coverage(merged["count"], merged["present"])
     summary = out.write_class_files(
-        lab.title, coverage, hidden_feedback=hidden_feedback, similarity_threshold=similarity_threshold
+        lab.title, coverage, hidden_feedback=hidden_feedback, similarity_threshold=similarity_threshold, jobs=jobs
     )
     return BatchResult(len({e.student for e in entries}), len(to_grade), skipped, summary)
 
@@ -136,5 +136,9 @@ def merge(
             atomic.write_text(out.file_path(key), kept.read_text(encoding="utf-8"))
         atomic.write_json(out.record_path(key), row.record)
     return out.write_class_files(
-        lab.title, plan.coverage, hidden_feedback=hidden_feedback, similarity_threshold=similarity_threshold
+        lab.title,
+        plan.coverage,
+        hidden_feedback=hidden_feedback,
+        similarity_threshold=similarity_threshold,
+        jobs=os.cpu_count() or 1,
     )

@@ -286,8 +286,9 @@ class Outputs:
             if path.stem not in keys:
                 path.unlink()
 
-    def similarity(self, records: list[dict], threshold: float) -> dict:
-        """similarity.json's content: the graded on-time submissions' kept texts, the lab's starter as boilerplate."""
+    def similarity(self, records: list[dict], threshold: float, jobs: int = 1) -> dict:
+        """similarity.json's content: the graded on-time submissions' kept texts, the lab's starter as
+        boilerplate (``jobs``: processes comparing side by side)."""
         compared, not_compared = [], []
         for record in records:
             if record["status"] != "graded" or gradebook.is_late_work(record):
@@ -301,7 +302,8 @@ class Outputs:
         starter_path = labs.get(self.lab_id).starter
         starter = starter_path.read_text(encoding="utf-8") if starter_path.is_file() else None
         same = identical.groups(records)
-        return similarity.report(compared, starter, threshold, same["same_file"] + same["same_code"], not_compared)
+        identical_groups = same["same_file"] + same["same_code"]
+        return similarity.report(compared, starter, threshold, identical_groups, not_compared, jobs=jobs)
 
     def write_class_files(
         self,
@@ -310,15 +312,17 @@ class Outputs:
         *,
         hidden_feedback: str = feedback.DEFAULT_HIDDEN_FEEDBACK,
         similarity_threshold: float | None = None,
+        jobs: int = 1,
     ) -> dict:
         """grades.csv, the summary and the feedback files from the records; ``coverage``: the shards held, if not
         the whole class; ``hidden_feedback``: what the feedback says of the hidden tests (feedback.HIDDEN_FEEDBACK);
-        with ``similarity_threshold``, similarity.json and its section of the summary (None: neither)."""
+        with ``similarity_threshold``, similarity.json and its section of the summary (None: neither), compared
+        in ``jobs`` processes."""
         records = self.records()
         reports = graded_reports(self.root, {r["key"]: r for r in records})
         self.write_feedback(records, reports, lab_title, hidden_feedback)
         records = gradebook.with_late_work(gradebook.explained(records, reports))
-        similar = self.similarity(records, similarity_threshold) if similarity_threshold is not None else None
+        similar = self.similarity(records, similarity_threshold, jobs) if similarity_threshold is not None else None
         summary = gradebook.summary(self.lab_id, lab_title, self.max_score, records, reports, coverage, similar)
         if similar is not None:
             atomic.write_json(self.root / "similarity.json", similar)

@@ -20,7 +20,9 @@ from __future__ import annotations
 import bisect
 import io
 import itertools
+import multiprocessing
 import re
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
 SCHEMA = "labkit.batch-similarity/1"
@@ -33,6 +35,7 @@ GUARANTEE_TOKENS = 25  # a run this long in common is always found (copydetect's
 # A pair must share at least this many filtered characters: a share of a tiny file (a starter with one
 # method filled in) is a few lines everyone writes alike, not a copy.
 MIN_TOKEN_OVERLAP = 100
+PARALLEL_PAIRS = 500  # fewer pairs than this are compared in the batch's process: a worker's start costs more
 LANGUAGE = "python"
 
 
@@ -132,27 +135,49 @@ def pairs(
     threshold: float,
     *,
     skip: set[frozenset[str]] = frozenset(),
+    jobs: int = 1,
 ) -> list[dict]:
     """The pairs of ``submissions`` at or above ``threshold`` (either score), apart from those in ``skip``;
-    the highest first, then by the two students."""
-    starter_hashes = boilerplate(starter)
+    the highest first, then by the two students. ``jobs``: processes comparing side by side."""
     ordered = sorted(submissions, key=lambda s: s.student)
     # Each distinct text is fingerprinted, and each pair of distinct texts compared, once: a class
     # holds many copies of the same file (untouched starters, a file passed around).
     distinct = list(dict.fromkeys(s.text for s in ordered))
     index = {text: i for i, text in enumerate(distinct)}
-    prints = [fingerprint(text, starter_hashes) for text in distinct]
-    compared: dict[tuple[int, int], dict | None] = {}
-    found = []
-    for first, second in itertools.combinations(ordered, 2):
-        if frozenset((first.student, second.student)) in skip:
-            continue
-        texts = (index[first.text], index[second.text])
-        if texts not in compared:
-            compared[texts] = _compare(prints[texts[0]], prints[texts[1]], threshold)
-        if compared[texts] is not None:
-            found.append({"students": [first.student, second.student], **compared[texts]})
+    student_pairs = [
+        (first, second, (index[first.text], index[second.text]))
+        for first, second in itertools.combinations(ordered, 2)
+        if frozenset((first.student, second.student)) not in skip
+    ]
+    needed = sorted({texts for _, _, texts in student_pairs})
+    compared = _compared(distinct, starter, threshold, needed, jobs)
+    found = [
+        {"students": [first.student, second.student], **compared[texts]}
+        for first, second, texts in student_pairs
+        if compared[texts] is not None
+    ]
     return sorted(found, key=lambda p: (-max(p["scores"]), p["students"]))
+
+
+def _compared(distinct: list[str], starter: str | None, threshold: float, needed: list, jobs: int) -> dict:
+    """Each needed pair of distinct texts compared, in ``jobs`` processes when there are enough of them
+    (the batch's grading is over: its cores are free)."""
+    if jobs <= 1 or len(needed) < PARALLEL_PAIRS:
+        return compare_pairs(distinct, starter, threshold, needed)
+    shares = [needed[i::jobs] for i in range(jobs)]
+    # spawn, not fork: the batch process has threads (its jobs'), and a forked copy of a held lock never opens
+    with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
+        count = len(shares)
+        results = pool.map(compare_pairs, [distinct] * count, [starter] * count, [threshold] * count, shares)
+        return {pair: found for part in results for pair, found in part.items()}
+
+
+def compare_pairs(distinct: list[str], starter: str | None, threshold: float, needed: list) -> dict:
+    """``needed`` pairs of indices into ``distinct`` compared: {pair: _compare's result}."""
+    starter_hashes = boilerplate(starter)
+    used = sorted({i for pair in needed for i in pair})
+    prints = {i: fingerprint(distinct[i], starter_hashes) for i in used}
+    return {pair: _compare(prints[pair[0]], prints[pair[1]], threshold) for pair in needed}
 
 
 def identical_pairs(groups: list[list[str]]) -> set[frozenset[str]]:
@@ -166,8 +191,11 @@ def report(
     threshold: float,
     identical_groups: list[list[str]],
     not_compared: list[str],
+    *,
+    jobs: int = 1,
 ) -> dict:
-    """similarity.json: the settings, who was compared and who was not, and the pairs found."""
+    """similarity.json: the settings, who was compared and who was not, and the pairs found
+    (``jobs``: processes comparing side by side)."""
     return {
         "schema": SCHEMA,
         "method": "copydetect (winnowing), the lab's starter as boilerplate",
@@ -178,5 +206,5 @@ def report(
         "compared": len(submissions),
         "not_compared": sorted(not_compared),  # graded, but their text is not in files/ (deleted by hand)
         "identical_left_out": True,
-        "pairs": pairs(submissions, starter, threshold, skip=identical_pairs(identical_groups)),
+        "pairs": pairs(submissions, starter, threshold, skip=identical_pairs(identical_groups), jobs=jobs),
     }
