@@ -72,7 +72,7 @@ def gradebook_students(out: Path) -> list[str]:
 
 def bench_merge(repeat: int, students: int = MERGE_STUDENTS, shards: int = MERGE_SHARDS) -> dict:
     """A generated class graded whole on every core (its seconds per student) and as ``shards`` shards; then,
-    ``repeat`` times in turns, `grader merge` of the shard folders, of the whole folder alone (the difference
+    ``repeat`` rounds in turns, `grader merge` of the shard folders, of the whole folder alone (the difference
     is what each more folder costs) and of the first shard alone with --partial (nearly no student graded:
     the merge's fixed cost). The merged gradebook must hold every student once."""
     jobs = os.cpu_count() or 1
@@ -83,18 +83,18 @@ def bench_merge(repeat: int, students: int = MERGE_STUDENTS, shards: int = MERGE
         started = time.perf_counter()
         folders, shard_s = grade_shards(folder, Path(tmp), shards)
         sharding_s = time.perf_counter() - started
+        merges = {"many": (folders, ()), "one": ([Path(tmp) / "whole"], ()), "fixed": (folders[:1], ("--partial",))}
+        names_in_turn = list(merges)
         rounds = []
-        for r in range(repeat):
-            many = merge_seconds(folders, Path(tmp) / f"merged-{r}")
-            one = merge_seconds([Path(tmp) / "whole"], Path(tmp) / f"merged-whole-{r}")
-            fixed = merge_seconds(folders[:1], Path(tmp) / f"merged-partial-{r}", "--partial")
-            rounds.append((one, many, fixed))
-        merged = gradebook_students(Path(tmp) / "merged-0")
+        for r in range(repeat):  # the order rotated by round: a slow spell falls on every merge alike
+            turn = names_in_turn[r % 3 :] + names_in_turn[: r % 3]
+            rounds.append({m: merge_seconds(merges[m][0], Path(tmp) / f"merged-{m}-{r}", *merges[m][1]) for m in turn})
+        merged = gradebook_students(Path(tmp) / "merged-many-0")
         if sorted(merged) != names:
             raise AssertionError(
                 f"the merged gradebook holds {len(merged)} rows, not the class's {len(names)} students"
             )
-    one_folder, many_folders, fixed = (statistics.median(r[i] for r in rounds) for i in range(3))
+    one_folder, many_folders, fixed = (statistics.median(r[m] for r in rounds) for m in ("one", "many", "fixed"))
     graded_in_first = math.ceil(students / shards)
     return {
         "class": {"students": students, "lab": "ch06"},
