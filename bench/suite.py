@@ -23,6 +23,7 @@ import numpy as np
 
 from bench.batch import bench_batch
 from bench.engine import bench_backward, bench_engine
+from bench.scale import bench_scale
 from grader import labs
 from grader.kit import starters
 
@@ -172,13 +173,14 @@ def _sandbox_start(repeat: int) -> dict:
     return {"level": sandbox.level(), "seconds": round(statistics.median(seconds), 3)}
 
 
-# In the order they run; the batch suite (minutes) last.
+# In the order they run; the batch and scale suites (minutes each) last.
 SUITES = {
     "grading": bench_grading,
     "wall": bench_wall,
     "engine": bench_engine,
     "backward": bench_backward,
     "batch": bench_batch,
+    "scale": bench_scale,
 }
 
 

@@ -7,6 +7,7 @@ import pytest
 
 from bench import batch as bench_batch
 from bench import engine as bench_engine
+from bench import scale as bench_scale
 from bench import suite as bench
 
 
@@ -94,3 +95,43 @@ def test_the_report_figure_writes_the_class_report_of_a_graded_folder(tmp_path):
     (out / "report.html").unlink()
     assert bench_batch.report_seconds(out) > 0
     assert '<section id="scores">' in (out / "report.html").read_text(encoding="utf-8")  # written again
+
+
+def test_a_course_on_one_shard_costs_every_student_in_turn():
+    one = bench_scale.course_cost(10_000, 1, 0.5, merge_s=0.0, setup_s=0.0)
+    assert one["students_per_shard"] == 10_000 and one["shard_minutes"] == round(0.5 * 10_000 / 60, 1)
+    assert one["billed_minutes"] == 84  # 83.3 minutes, rounded up; a merge job of no time bills nothing
+
+
+def test_every_shard_job_and_the_merge_job_are_billed_whole_minutes():
+    # 3 shards of 34, 34 and 32 students (the largest decides): 30 s of set-up and 17 s of grading, 1 minute
+    # each; the merge job's 30 s and 40 s, 2 minutes
+    cost = bench_scale.course_cost(100, 3, 0.5, merge_s=40.0, setup_s=30.0)
+    assert cost["students_per_shard"] == 34 and cost["billed_minutes"] == 3 * 1 + 2
+    assert cost["wall_minutes"] == round((30 + 17 + 30 + 40) / 60, 1)
+
+
+def test_the_merge_estimate_scales_the_measured_costs_and_ignores_negative_noise():
+    merge = {"first_shard_partial_s": 2.0, "per_student_s": 0.01, "per_more_folder_s": 0.1}
+    assert bench_scale.merge_estimate_s(10_000, 51, merge) == 2.0 + 100.0 + 5.0
+    noisy = dict(merge, per_student_s=-0.01, per_more_folder_s=-0.1)
+    assert bench_scale.merge_estimate_s(10_000, 51, noisy) == 2.0
+
+
+def test_the_course_table_has_a_row_per_shard_count_up_to_the_matrix_limit():
+    merge = {"first_shard_partial_s": 2.0, "per_student_s": 0.01, "per_more_folder_s": 0.1}
+    table = bench_scale.course_table(0.5, merge)
+    assert list(table) == [f"course_{n}_shards" for n in (1, 10, 20, 50, 100, 256)]
+    minutes = [row["shard_minutes"] for row in table.values()]
+    assert minutes == sorted(minutes, reverse=True)  # more shards, shorter shards
+    assert table["course_256_shards"]["students_per_shard"] == 40
+
+
+def test_shards_of_a_class_merge_into_a_gradebook_with_every_student_once(tmp_path):
+    kinds = bench_batch.generate_class(tmp_path / "class", 2)
+    folders, seconds = bench_scale.grade_shards(tmp_path / "class", tmp_path, 2)
+    assert len(folders) == 2 and all(s > 0 for s in seconds)
+    assert bench_scale.merge_seconds(folders, tmp_path / "merged") > 0
+    assert sorted(bench_scale.gradebook_students(tmp_path / "merged")) == sorted(kinds)
+    assert bench_scale.merge_seconds(folders[:1], tmp_path / "partial", "--partial") > 0
+    assert bench_scale.gradebook_students(tmp_path / "partial") == ["student0000"]  # the other shard's left out
