@@ -2,4 +2,5 @@ import sys
 
 from bench.suite import main
 
-sys.exit(main())
+if __name__ == "__main__":  # a process pool's spawned worker imports the main module too
+    sys.exit(main())

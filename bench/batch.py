@@ -89,14 +89,24 @@ def one_by_one_seconds(folder: Path, names: list[str], out: Path) -> float:
 
 def similarity_seconds(folder: Path, names: list[str]) -> dict:
     """The students' files compared pair by pair (grader.batch.similarity, the default threshold), as
-    the batch does after grading: its cost apart from the grading."""
+    the batch does after grading, in one process per core, and in one process: its cost apart from the grading."""
     from grader.batch import similarity
 
-    started = time.perf_counter()
     texts = [similarity.Submission(n, (folder / f"{n}.py").read_text(encoding="utf-8")) for n in names]
     starter = labs.get("ch06").starter.read_text(encoding="utf-8")
-    found = similarity.pairs(texts, starter, similarity.DEFAULT_THRESHOLD)
-    return {"students": len(names), "seconds": round(time.perf_counter() - started, 2), "pairs": len(found)}
+    jobs = os.cpu_count() or 1
+    seconds = {}
+    for processes in (jobs, 1):
+        started = time.perf_counter()
+        found = similarity.pairs(texts, starter, similarity.DEFAULT_THRESHOLD, jobs=processes)
+        seconds[processes] = time.perf_counter() - started
+    return {
+        "students": len(names),
+        "seconds": round(seconds[jobs], 2),
+        "processes": jobs,
+        "one_process_seconds": round(seconds[1], 2),
+        "pairs": len(found),
+    }
 
 
 def report_seconds(out: Path) -> float:
