@@ -21,7 +21,7 @@ from grader.testing.gradients import (
     expect_tensor_gradients,
     explained_errors,
 )
-from grader.testing.marks import graded
+from grader.testing.marks import graded, searching
 from grader.testing.numeric import numerical_gradient
 from grader.testing.remote import beside, read_many
 from grader.testing.spec import SpecScalar, SpecTensor
@@ -43,6 +43,7 @@ __all__ = [
     "explained_errors",
     "fail",
     "graded",
+    "searching",
     "numerical_gradient",
     "raises",
     "read_many",

@@ -30,6 +30,7 @@ from grader.testing import (
     fail,
     graded,
     raises,
+    searching,
 )
 from grader.testing.graphs import (
     GRAPH_SETTINGS,
@@ -266,6 +267,7 @@ def test_value_second_backward_accumulates_leaves_only():
 # Random graphs (Hypothesis, from a fixed seed): shared nodes, numbers on the left, every function.
 # A failure shows the smallest graph found, as an expression with its inputs.
 @graded(task="value", points=1, hint="check each operation alone first; " + ACCUMULATE)
+@searching
 def test_value_random_graphs():
     check_random_graphs(
         lab.Value, scalar_graphs(), SCALAR_GRAPH_SETTINGS, hint="check each operation alone first; " + ACCUMULATE
@@ -627,6 +629,7 @@ def test_shape_operations_forward():
 # Random graphs (Hypothesis, from a fixed seed): broadcasting, reductions, reshapes, transposes, matmul and
 # shared nodes together. A failure shows the smallest graph found, as an expression with its inputs.
 @graded(task="tensor", points=1, hint="the gradcheck cases above test each operation alone: fix those first; " + REUSE)
+@searching
 def test_tensor_random_graphs():
     check_random_graphs(
         lab.Tensor,

@@ -29,6 +29,7 @@ from grader.testing import (
     fail,
     graded,
     numerical_gradient,
+    searching,
 )
 from grader.testing.graphs import SCALAR_GRAPH_SETTINGS, check_random_graphs, scalar_graphs
 from labs.lesson1_3 import diagnoses
@@ -272,6 +273,7 @@ def test_engine_two_layer_tanh():
 # Random graphs (Hypothesis, from a fixed seed): shared nodes, numbers on the left, every function.
 # A failure shows the smallest graph found, as an expression with its inputs.
 @graded(task="engine", points=1, hint="check each operation alone first; " + ACCUMULATE)
+@searching
 def test_engine_random_graphs():
     check_random_graphs(
         lab.Value, scalar_graphs(), SCALAR_GRAPH_SETTINGS, hint="check each operation alone first; " + ACCUMULATE
