@@ -70,11 +70,15 @@ def generate_class(folder: Path, size: int, lab_id: str = "ch06") -> dict[str, s
     return kinds
 
 
-def batch_seconds(folder: Path, out: Path, jobs: int) -> float:
+def grader_seconds(*args: str) -> float:
+    """Seconds of one `python -m grader ARGS` in the kit's folder; a failed command raises (its time is no figure)."""
     started = time.perf_counter()
-    command = [sys.executable, "-m", "grader", "batch", str(folder), "--lab", "ch06", "--out", str(out)]
-    subprocess.run([*command, "--jobs", str(jobs)], cwd=labs.KIT_ROOT, capture_output=True, check=True)
+    subprocess.run([sys.executable, "-m", "grader", *args], cwd=labs.KIT_ROOT, capture_output=True, check=True)
     return time.perf_counter() - started
+
+
+def batch_seconds(folder: Path, out: Path, jobs: int) -> float:
+    return grader_seconds("batch", str(folder), "--lab", "ch06", "--out", str(out), "--jobs", str(jobs))
 
 
 def one_by_one_seconds(folder: Path, names: list[str], out: Path) -> float:

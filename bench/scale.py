@@ -8,15 +8,12 @@ import csv
 import math
 import os
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from bench.batch import generate_class
-from grader import labs
+from bench.batch import generate_class, grader_seconds
 
 MERGE_STUDENTS = 100  # the class graded as shards and merged
 MERGE_SHARDS = 50  # the shard folders `grader merge` combines
@@ -31,12 +28,9 @@ BILLING_UNIT_S = 60  # GitHub bills each job's minutes, rounded up
 
 
 def _batch(folder: Path, out: Path, *options: str) -> float:
-    command = [sys.executable, "-m", "grader", "batch", str(folder), "--lab", "ch06", "--out", str(out)]
-    started = time.perf_counter()
-    subprocess.run(
-        [*command, "--similarity-threshold", "off", *options], cwd=labs.KIT_ROOT, capture_output=True, check=True
+    return grader_seconds(
+        "batch", str(folder), "--lab", "ch06", "--out", str(out), "--similarity-threshold", "off", *options
     )
-    return time.perf_counter() - started
 
 
 def grade_shards(folder: Path, into: Path, shards: int) -> tuple[list[Path], list[float]]:
@@ -56,12 +50,10 @@ def grade_shards(folder: Path, into: Path, shards: int) -> tuple[list[Path], lis
 def merge_seconds(folders: list[Path], out: Path, *options: str) -> float:
     """`grader merge` of ``folders`` into ``out``, similarity off: what merging costs apart from comparing
     the class (the batch suite's `similarity` figure), which a merge does with the option on."""
-    command = [sys.executable, "-m", "grader", "merge", *map(str, folders), "--lab", "ch06", "--out", str(out)]
-    started = time.perf_counter()
-    subprocess.run(
-        [*command, "--similarity-threshold", "off", *options], cwd=labs.KIT_ROOT, capture_output=True, check=True
+    folders_args = map(str, folders)
+    return grader_seconds(
+        "merge", *folders_args, "--lab", "ch06", "--out", str(out), "--similarity-threshold", "off", *options
     )
-    return time.perf_counter() - started
 
 
 def gradebook_students(out: Path) -> list[str]:

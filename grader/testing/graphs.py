@@ -210,16 +210,28 @@ def _maybe_with_its_input(pick, graph: Graph, x: int, spec) -> None:
     """Half the time, combine a function's result with its own input, ``f(u) * u``: the input is then
     used twice, and a rule that assigns its input's gradient (``=`` for ``+=``) loses a contribution."""
     if pick((False, True)):
-        op = pick(sorted(BINARY))
-        if op == "/" and not _away(graph.values[x]):
-            op = "*"
-        value = BINARY[op](spec(graph.values[-1]), spec(graph.values[x])).data
-        _add(graph, f"({{}} {op} {{}})", [len(graph.values) - 1, x], BINARY[op], value)
+        _add_binary(graph, pick(sorted(BINARY)), len(graph.values) - 1, x, spec)
 
 
 def _add(graph: Graph, template: str, operands: list, apply, spec_value):
     graph.operations.append((template, tuple(operands), apply))
     graph.values.append(spec_value)
+
+
+def _add_binary(graph: Graph, op: str, x: int, y: int, spec) -> None:
+    """``x op y`` (``*`` for a division by a number too near 0), its value from the oracle class ``spec``."""
+    if op == "/" and not _away(graph.values[y]):
+        op = "*"
+    value = BINARY[op](spec(graph.values[x]), spec(graph.values[y])).data
+    _add(graph, f"({{}} {op} {{}})", [x, y], BINARY[op], value)
+
+
+def _add_function(pick, graph: Graph, x: int, functions, spec) -> None:
+    """One of ``functions`` well behaved on ``x``'s value, then perhaps its result combined with ``x``."""
+    usable = [name for name in functions if UNARY[name][2](graph.values[x])]
+    template, apply, _ = UNARY[pick(usable)]
+    _add(graph, template, [x], apply, apply(spec(graph.values[x])).data)
+    _maybe_with_its_input(pick, graph, x, spec)
 
 
 @st.composite
@@ -235,16 +247,9 @@ def scalar_graphs(draw, max_operations: int = 5, functions=("exp", "log", "tanh"
         vx = graph.values[x]
         if kind == "binary":
             op = pick(sorted(BINARY))
-            y = _other_operand(pick, graph)
-            if op == "/" and not _away(graph.values[y]):
-                op = "*"
-            value = BINARY[op](SpecScalar(vx), SpecScalar(graph.values[y])).data
-            _add(graph, f"({{}} {op} {{}})", [x, y], BINARY[op], value)
+            _add_binary(graph, op, x, _other_operand(pick, graph), SpecScalar)
         elif kind == "unary":
-            usable = [name for name in functions if UNARY[name][2](vx)]
-            template, apply, _ = UNARY[pick(usable)]
-            _add(graph, template, [x], apply, apply(SpecScalar(vx)).data)
-            _maybe_with_its_input(pick, graph, x, SpecScalar)
+            _add_function(pick, graph, x, functions, SpecScalar)
         else:
             op = pick(sorted(NUMBER_LEFT))
             if op == "/" and not _away(vx):
@@ -276,17 +281,10 @@ def tensor_graphs(draw, max_operations: int = 5, functions=("exp", "log", "tanh"
             try:
                 np.broadcast_shapes(vx.shape, vy.shape)
             except ValueError:
-                y, vy = x, vx  # x with itself: a node used twice
-            op = pick(sorted(BINARY))
-            if op == "/" and not _away(vy):
-                op = "*"
-            value = BINARY[op](SpecTensor(vx), SpecTensor(vy)).data
-            _add(graph, f"({{}} {op} {{}})", [x, y], BINARY[op], value)
+                y = x  # x with itself: a node used twice
+            _add_binary(graph, pick(sorted(BINARY)), x, y, SpecTensor)
         elif kind == "unary":
-            usable = [name for name in functions if UNARY[name][2](vx)]
-            template, apply, _ = UNARY[pick(usable)]
-            _add(graph, template, [x], apply, apply(SpecTensor(vx)).data)
-            _maybe_with_its_input(pick, graph, x, SpecTensor)
+            _add_function(pick, graph, x, functions, SpecTensor)
         elif kind == "reduce" and vx.ndim >= 1:
             how = pick(["sum", "mean"])
             axis = pick([None, *range(vx.ndim), -1])
@@ -358,15 +356,16 @@ def check_random_graphs(engine, graphs, graph_settings: settings, *, hint: str) 
     lost) ends the search at once."""
     fatal: list[BaseException] = []
     failing: list[Graph] = []  # the smallest failing graph so far
-    tried_since_failure = [0]
+    tried_since_failure = 0
 
     def fails(graph: Graph) -> bool:
+        nonlocal tried_since_failure
         if fatal:
             raise fatal[0]
         if failing:
-            if tried_since_failure[0] >= SHRINK_BUDGET:
+            if tried_since_failure >= SHRINK_BUDGET:
                 raise _ShrinkingBudgetSpent
-            tried_since_failure[0] += 1
+            tried_since_failure += 1
         try:
             check_graph(engine, graph, explain=False)
         except (verdicts.SubmissionError, verdicts.WorkerFailure) as exc:
