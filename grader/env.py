@@ -6,6 +6,7 @@ belongs here under the same rule.
 """
 
 IMPL_ENV = "IMPL"  # mine, ref or a submission's path: the code under test (plain `pytest` reads it too)
+CPU_ENV = "LABKIT_CPU"  # behind the wall: the core a session keeps to with its worker (absent: where it starts)
 ISOLATION_ENV = "LABKIT_ISOLATION"  # "in-process" (default) or "worker": behind the wall
 LAB_ENV = "LABKIT_LAB"  # the lab a pytest session grades (its worker can start before collection)
 LIMITS_ENV = "LABKIT_LIMITS"  # JSON object: the lab's [limits] as the grader decided them (lab.toml, then --limit)
@@ -16,5 +17,16 @@ SANDBOX_LEVEL_ENV = "LABKIT_SANDBOX_LEVEL"  # the sandbox level the grader chose
 TASK_ENV = "LABKIT_TASK"  # the one task a run grades (`grader run --task`); the others' tests are deselected
 
 RUN_ENV = frozenset(
-    {IMPL_ENV, ISOLATION_ENV, LAB_ENV, LIMITS_ENV, PARENT_ENV, PROGRESS_ENV, QUEUE_ENV, SANDBOX_LEVEL_ENV, TASK_ENV}
+    {
+        CPU_ENV,
+        IMPL_ENV,
+        ISOLATION_ENV,
+        LAB_ENV,
+        LIMITS_ENV,
+        PARENT_ENV,
+        PROGRESS_ENV,
+        QUEUE_ENV,
+        SANDBOX_LEVEL_ENV,
+        TASK_ENV,
+    }
 )

@@ -344,6 +344,7 @@ def test_without_orders_the_session_grades_mine_in_process(no_orders):
     session = Session.from_environment()
     assert (session.impl, session.isolation, session.lab_id, session.limits) == ("mine", "in-process", None, None)
     assert (session.sandbox_level, session.queue, session.progress, session.parent) == (None, None, None, None)
+    assert session.cpu is None
     assert session.behind_the_wall is False
     assert (session.handles, session.selected, session.wall) == ([], None, None)
 
@@ -359,6 +360,7 @@ def test_the_session_reads_every_order(no_orders, tmp_path):
         env.QUEUE_ENV: str(tmp_path / "queue.json"),
         env.SANDBOX_LEVEL_ENV: "kernel",
         env.TASK_ENV: "value",
+        env.CPU_ENV: "1",
     }
     assert set(orders) == env.RUN_ENV  # a new variable of grader.env needs a line here
     for name, value in orders.items():
@@ -373,6 +375,7 @@ def test_the_session_reads_every_order(no_orders, tmp_path):
     assert session.queue == tmp_path / "queue.json"
     assert session.sandbox_level == "kernel"
     assert session.task == "value"
+    assert session.cpu == 1
     assert session.code_under_test_files() == {str((tmp_path / "alice.py").resolve())}
 
 

@@ -21,6 +21,7 @@ from grader.batch.inputs import Entry
 from grader.grading import grade, runner
 from grader.implementation import Implementation
 from grader.labs import Lab
+from grader.wall import cpus
 
 MAX_CHUNK = 40  # pytest starts once per chunk (about a second): long chunks; the last ones shrink to balance the jobs
 
@@ -54,7 +55,7 @@ def grade_entries(
             left[0] -= len(chunk)
             return chunk
 
-    def work() -> None:
+    def work(cpu: int | None) -> None:
         try:
             while chunk := take():
                 impls = [Implementation("submission", e.path) for e in chunk]
@@ -69,7 +70,7 @@ def grade_entries(
                         on_done(chunk[index], record)
 
                 try:
-                    runner.run_many(lab, impls, isolation="worker", on_result=finished)
+                    runner.run_many(lab, impls, isolation="worker", on_result=finished, cpu=cpu)
                 except runner.GradingError as exc:  # the kit failed, not these students: say so, go on
                     for entry in chunk:
                         if not out.is_current(entry):
@@ -78,7 +79,11 @@ def grade_entries(
         except BaseException as exc:  # noqa: BLE001 - handed to the main thread, which re-raises it
             failures.append(exc)
 
-    threads = [threading.Thread(target=work, name=f"labkit-batch-{i}", daemon=True) for i in range(jobs)]
+    # Each job keeps to a core of its own with its worker (grader.wall.cpus): the cores in turn.
+    threads = [
+        threading.Thread(target=work, args=(cpus.for_job(i),), name=f"labkit-batch-{i}", daemon=True)
+        for i in range(jobs)
+    ]
     for thread in threads:
         thread.start()
     try:

@@ -30,6 +30,7 @@ from pathlib import Path
 
 from grader import limits, verdicts
 from grader.env import (
+    CPU_ENV,
     IMPL_ENV,
     ISOLATION_ENV,
     LAB_ENV,
@@ -404,6 +405,7 @@ def run_many(
     timeout: float | None = None,
     on_result: Callable[[int, Run], None] | None = None,
     stop_at_first_failure: bool = False,
+    cpu: int | None = None,
 ) -> list[Run]:
     """Grade several submissions in as few pytest sessions as possible.
 
@@ -415,7 +417,8 @@ def run_many(
     crash), the submission it was grading is graded again alone, with ``run_tests``'s
     recovery. Either way the queue goes on with the next ones. With ``stop_at_first_failure`` a
     submission's graded tests after its first failure are skipped (0 points): only whether it loses a
-    point is known (grader mutants).
+    point is known (grader mutants). ``cpu``: the core the session keeps to with its worker (a batch
+    job's: grader.wall.cpus); None, the one it starts on.
     """
     scratch.sweep_once()
     require_sandbox(isolation)
@@ -453,6 +456,8 @@ def run_many(
                 entries = [{**entry, "stop_at_first_failure": True} for entry in entries]
             queue.write_text(json.dumps(entries))
             env = {QUEUE_ENV: str(queue)}
+            if cpu is not None:
+                env[CPU_ENV] = str(cpu)
             first = impls[remaining[0]]
             run = _run_pytest(
                 lab, first, isolation, env, [], tmp, budget=timeout, run_seconds=timeout, on_poll=take_finished

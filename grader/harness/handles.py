@@ -106,12 +106,15 @@ class RemoteLab(LabHandle):
 
     def sandbox(self):
         """The running sandbox to load the next submission into (a new one if the last one died)."""
-        from grader.wall import sandbox
+        from grader.wall import cpus, sandbox
 
         if self._box is None or not self._box.alive:
             if self._box is not None:
                 self._box.close()
             self._box = sandbox.start(self.lab, self._limits(), chosen=self.session.sandbox_level)
+            # Once the zygote has started (its imports run on another core meanwhile): this process
+            # and every child of the zygote share one core from now on (grader.wall.cpus says why).
+            self._box.cpu = cpus.pin_this_process(self.session.cpu)
         return self._box
 
     def select(self, path: Path) -> None:

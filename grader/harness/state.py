@@ -20,6 +20,7 @@ import pytest
 
 from grader import labs
 from grader.env import (
+    CPU_ENV,
     IMPL_ENV,
     ISOLATION_ENV,
     LAB_ENV,
@@ -48,6 +49,7 @@ class Session:
     progress: Path | None = None  # the stream the plugin writes for the grader
     parent: int | None = None  # the grader's pid: this session dies with it
     task: str | None = None  # the one task to grade (the others' tests are deselected)
+    cpu: int | None = None  # behind the wall: the core to keep to with the worker (None: the one it starts on)
 
     # What this process holds.
     handles: list = field(default_factory=list)  # every lab handle given to a test file
@@ -69,6 +71,7 @@ class Session:
             progress=Path(env[PROGRESS_ENV]) if env.get(PROGRESS_ENV) else None,
             parent=int(env[PARENT_ENV]) if env.get(PARENT_ENV) else None,
             task=env.get(TASK_ENV) or None,
+            cpu=int(env[CPU_ENV]) if env.get(CPU_ENV, "").isdigit() else None,
         )
 
     @property

@@ -194,6 +194,7 @@ class Sandbox:
     _runs: int = field(default=0)
     loads: int = 0
     submission_folder: Path | None = None  # the loaded submission's folder, on this side
+    cpu: int | None = None  # the core its children keep to, with the pytest process (grader.wall.cpus)
 
     @property
     def scratch(self) -> Path:
