@@ -8,14 +8,17 @@ test gets a fresh child and is graded normally.
 from __future__ import annotations
 
 import dataclasses
+import os
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from grader import labs
 from grader.limits import Limits
 from grader.verdicts import SubmissionError, WorkerFailure, WorkerTimeout
-from grader.wall import sandbox
+from grader.wall import cpus, sandbox
+from grader.wall.proxy import HandedOver
 from grader.wall.session import WallSession
 from tests.mutation import reference_source
 
@@ -25,6 +28,7 @@ import numpy as _np
 
 _threading = _np._core.numeric.sys.modules["threading"]
 _select = _np._core.numeric.sys.modules["select"]
+_os = _np._core.numeric.sys.modules["os"]
 
 
 def spin_forever():
@@ -44,6 +48,7 @@ def raise_here():
 Value.spin_forever = lambda self: spin_forever()
 Value.raise_here = lambda self: raise_here()
 Value.leave_a_thread = lambda self: leave_a_thread()
+Value.cores = lambda self: sorted(_os.sched_getaffinity(0))
 """
 
 
@@ -168,6 +173,45 @@ def test_a_dead_sandbox_is_replaced_for_the_next_submission():
         assert replacement is not box and replacement.alive
     finally:
         queued.close()
+
+
+@pytest.mark.skipif(len(cpus.allowed()) < 2, reason="one CPU: nothing to keep to")
+def test_a_session_and_its_worker_keep_to_the_core_they_were_given(tmp_path):
+    """A batch job's pytest process and the children of its zygote run on one core (grader.wall.cpus):
+    the kernel's affinity, read by the code under test itself."""
+    from grader.harness import handles, state
+
+    core = cpus.allowed()[-1]
+    before = os.sched_getaffinity(0)
+    path = tmp_path / "submission.py"
+    path.write_text(reference_source("ch06") + EXTRAS, encoding="utf-8")
+    queued = state.Session(isolation="worker", queue=Path("queue.json"), cpu=core)
+    remote = handles.RemoteLab(queued, "ch06")
+    try:
+        box = remote.sandbox()
+        assert os.sched_getaffinity(0) == {core}
+        lab = labs.get("ch06")
+        wall = WallSession(lab, path, Limits.from_lab(lab.limits), box=box)
+        assert wall.public("Value")(1.0).cores() == [core]
+        wall.close()
+    finally:
+        queued.close()
+        os.sched_setaffinity(0, before)  # this test's process runs other tests next
+
+
+def test_a_handed_over_array_is_sent_without_waiting_and_its_error_still_reaches_the_test(session):
+    """grader.testing.given: an array the test gives away is not copied back, so the call need not wait."""
+    Tensor = session.public("Tensor")
+    Tensor(np.ones(2))  # a call with an array of the test's own waits, to copy back what it changed
+    assert session.current.unsynced == 0
+    t = Tensor(HandedOver(np.ones(2)))
+    assert session.current.unsynced == 1
+    assert np.array_equal(t.data, np.ones(2))
+    Tensor(HandedOver(np.ones(2)), 5)  # parents that are no tuple: its TypeError is raised at the next wait
+    assert session.current.unsynced == 1
+    with pytest.raises(TypeError):
+        session.current.sync()
+    session.end()
 
 
 def test_several_reads_are_one_request_with_each_error_its_own(session):

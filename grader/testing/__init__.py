@@ -23,7 +23,7 @@ from grader.testing.gradients import (
 )
 from grader.testing.marks import graded, searching
 from grader.testing.numeric import numerical_gradient
-from grader.testing.remote import beside, read_many
+from grader.testing.remote import beside, given, read_many
 from grader.testing.spec import SpecScalar, SpecTensor
 
 __all__ = [
@@ -46,5 +46,6 @@ __all__ = [
     "searching",
     "numerical_gradient",
     "raises",
+    "given",
     "read_many",
 ]

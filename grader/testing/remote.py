@@ -1,26 +1,80 @@
 """Helpers that keep a lab's tests fast and exact behind the wall, and do the plain thing in-process.
 
 Behind the wall every operation on the code under test is a message to its worker: these
-helpers batch many into one round trip (``read_many``, ``beside``) or wait for the ones
-still in flight (``sync``), so that an error is charged to the test that caused it.
+helpers batch many into one round trip (``read_many``, ``beside``), spare a call the wait for
+what it did to its arguments (``given``), or wait for the ones still in flight (``sync``), so
+that an error is charged to the test that caused it.
 """
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
+
+import numpy as np
+
 from grader.harness import state
+
+
+def given(array) -> np.ndarray:
+    """A private copy of ``array`` to pass to the code under test, which may keep it and change it:
+    the test never reads it again.
+
+    Behind the wall a call that is passed an array waits for its reply, to copy back into the
+    test's array what the call changed in it; a copy given away has nobody to copy it back to,
+    so the call is sent without waiting (its errors still reach the test at its next wait).
+    """
+    copy = np.array(array, copy=True)
+    if state.current().behind_the_wall:
+        from grader.wall.proxy import HandedOver
+
+        return HandedOver(copy)
+    return copy
 
 
 def read_many(pairs) -> list:
     """``[getattr(obj, name) for obj, name in pairs]``; behind the wall, in one round trip."""
     pairs = list(pairs)
-    if state.current().behind_the_wall and pairs:
-        from grader.wall.proxy import channel_of
-
-        channels = {id(channel_of(obj)) for obj, _ in pairs}
-        channel = channel_of(pairs[0][0])
-        if channel is not None and len(channels) == 1:
-            return channel.read_many(pairs)
+    channel = _one_channel(pairs)
+    if channel is not None:
+        return channel.read_many(pairs)
     return [getattr(obj, name) for obj, name in pairs]
+
+
+def read_each(pairs) -> list[Callable[[], object]]:
+    """The reads of ``read_many``, made at once (behind the wall, in one round trip) and taken one by
+    one: calling the i-th gives its value or raises its error, where reading them in turn would have.
+    An error of an operation before the reads is raised at once, as the first read would raise it."""
+    pairs = list(pairs)
+    channel = _one_channel(pairs)
+    if channel is not None:
+        outcomes = channel.read_many(pairs, keep_errors=True)
+    else:
+        outcomes = []
+        for obj, name in pairs:
+            try:
+                outcomes.append((getattr(obj, name), None))
+            except Exception as exc:  # the code under test's: raised when this read is taken
+                outcomes.append((None, exc))
+    return [functools.partial(_take, value, error) for value, error in outcomes]
+
+
+def _take(value, error):
+    if error is not None:
+        raise error
+    return value
+
+
+def _one_channel(pairs):
+    """Behind the wall, the one channel every object of ``pairs`` lives on (None: read them in turn)."""
+    if not pairs or not state.current().behind_the_wall:
+        return None
+    from grader.wall.proxy import channel_of
+
+    channel = channel_of(pairs[0][0])
+    if channel is None or any(channel_of(obj) is not channel for obj, _ in pairs):
+        return None
+    return channel
 
 
 def beside(function, *args, **kwargs):

@@ -31,7 +31,7 @@ from grader import intake, verdicts
 from grader.limits import Limits
 from grader.verdicts import SubmissionError, WorkerCrashed, WorkerFailure, WorkerTimeout
 from grader.wall import codec, sandbox
-from grader.wall.proxy import RemoteMethod, RemoteObject, channel_of, handle_of, type_of
+from grader.wall.proxy import HandedOver, RemoteMethod, RemoteObject, channel_of, handle_of, type_of
 
 PIPE_SIZE = 1 << 20
 SPARES = 1  # children forked ahead, for the test after one that did not end cleanly
@@ -259,6 +259,8 @@ class Channel:
             return value
         if kind is RemoteObject:
             return {"H": self._handle_of(value)}
+        if kind is HandedOver:
+            return encoder.value(value.array)
         return encoder.value(value)
 
     def _queue(self, message: dict) -> None:
@@ -337,8 +339,10 @@ class Channel:
             self.session.learned[key] = "method"
         return value
 
-    def read_many(self, pairs) -> list:
-        """``[getattr(obj, name) for obj, name in pairs]`` in one request and one reply."""
+    def read_many(self, pairs, *, keep_errors: bool = False) -> list:
+        """``[getattr(obj, name) for obj, name in pairs]`` in one request and one reply. A read that
+        fails raises its error once every answer is in; ``keep_errors``: each answer is a pair
+        (value, None) or (None, the exception), none raised (an error of an earlier operation is)."""
         if self.failure is not None:
             raise self.failure
         if not pairs:
@@ -359,10 +363,11 @@ class Channel:
         for (obj, name), answer in zip(pairs, answers, strict=True):
             if isinstance(answer, dict) and "error" in answer:
                 first_error = first_error or answer["error"]
-                values.append(None)
+                values.append((None, self.session.exception_from(answer["error"])) if keep_errors else None)
             else:
-                values.append(_attribute(obj, name, answer))
-        if first_error is not None:
+                value = _attribute(obj, name, answer)
+                values.append((value, None) if keep_errors else value)
+        if first_error is not None and not keep_errors:
             self._raise_remote(first_error)
         return values
 
@@ -536,7 +541,7 @@ class WallSession:
         workdir = self.box.new_workdir()
         socket.send_fds(
             self.box.control,
-            [json.dumps({"op": "fork", "test": test, "workdir": workdir}).encode()],
+            [json.dumps({"op": "fork", "test": test, "workdir": workdir, "cpu": self.box.cpu}).encode()],
             [to_child_r, from_child_w],
         )
         os.close(to_child_r)

@@ -12,7 +12,7 @@ import random
 
 import numpy as np
 
-from grader.testing import as_array, fail, read_many
+from grader.testing import as_array, fail, given, read_many
 from labs.ch06 import loops
 
 TAMPERED = "the XOR training loop did not return its record (the code under test interfered with it)"
@@ -57,11 +57,11 @@ def _split(flat: np.ndarray, shapes) -> list[np.ndarray]:
 
 
 def _replay(Tensor, step: int, values, grads, losses, predictions, shapes, zero_grad: bool) -> None:
-    params = [Tensor(value) for value in _split(values[step], shapes)]
+    params = [Tensor(given(value)) for value in _split(values[step], shapes)]
     # Not zeroed, each step starts from the gradients the last one left.
     zeroed = zero_grad or step == 0
     before = [np.zeros(shape) for shape in shapes] if zeroed else _split(grads[step - 1], shapes)
-    loss, pred = loops.xor_step(Tensor, Tensor(loops.POINTS), Tensor(loops.TARGETS), params, before)
+    loss, pred = loops.xor_step(Tensor, Tensor(given(loops.POINTS)), Tensor(given(loops.TARGETS)), params, before)
     read = read_many([(loss, "data"), (pred, "data"), *[(p, "grad") for p in params]])
     got_loss = as_array(read[0], "the replayed loss's .data")
     got_grads = np.concatenate([as_array(g, "a replayed .grad").reshape(-1) for g in read[2:]])
