@@ -15,7 +15,7 @@ from pathlib import Path
 
 from grader import labs
 
-SCALING_SIZES = (50, 100, 200, 400)  # class sizes graded with N jobs: the time must grow linearly
+SCALING_SIZES = (50, 100, 200, 400, 800)  # class sizes graded with N jobs: the time must grow linearly
 HIDDEN_SIZE = 100  # students graded with and without the lab's hidden tests, in turns
 HIDDEN_ROUNDS = 2  # one in each order
 ONE_BY_ONE = 20  # students graded with one `grader run` each, the batch's baseline (two of every ten kinds)
@@ -77,8 +77,27 @@ def grader_seconds(*args: str) -> float:
     return time.perf_counter() - started
 
 
-def batch_seconds(folder: Path, out: Path, jobs: int) -> float:
-    return grader_seconds("batch", str(folder), "--lab", "ch06", "--out", str(out), "--jobs", str(jobs))
+# Runs a command and prints the largest resident set of any process it started (getrusage's
+# RUSAGE_CHILDREN: the largest of the waited-for descendants, not their sum), in KiB.
+_PEAK_RSS = (
+    "import resource, subprocess, sys; subprocess.run(sys.argv[1:], capture_output=True, check=True); "
+    "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)"
+)
+
+
+def batch_seconds(folder: Path, out: Path, jobs: int) -> tuple[float, float]:
+    """Seconds of `grader batch` on ``folder`` with ``jobs`` jobs, and the largest resident set in MiB of
+    any of its processes (a job's pytest process, its sandbox's, or the batch's own)."""
+    command = [sys.executable, "-m", "grader", "batch", str(folder), "--lab", "ch06", "--out", str(out)]
+    started = time.perf_counter()
+    peak = subprocess.run(
+        [sys.executable, "-c", _PEAK_RSS, *command, "--jobs", str(jobs)],
+        cwd=labs.KIT_ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return time.perf_counter() - started, int(peak.stdout.split()[-1]) / 1024
 
 
 def one_by_one_seconds(folder: Path, names: list[str], out: Path) -> float:
@@ -154,15 +173,16 @@ def bench_batch(repeat: int, size: int = 200, sizes: tuple[int, ...] = SCALING_S
         folder = _first(everyone, names[:size], Path(tmp) / "class")
         kinds = {n: all_kinds[n] for n in names[:size]}
         honest = [n for n, k in kinds.items() if k != "hostile"]
-        times = {n: batch_seconds(folder, Path(tmp) / f"out{n}", n) for n in sorted({1, jobs})}
+        runs = {n: batch_seconds(folder, Path(tmp) / f"out{n}", n) for n in sorted({1, jobs})}
+        times = {n: seconds for n, (seconds, _) in runs.items()}
         one_by_one = one_by_one_seconds(folder, names[:ONE_BY_ONE], Path(tmp) / "one_by_one")
-        scaling = {}
+        scaling, peaks = {}, {}
         for n in sizes:
-            seconds = times[jobs] if n == size else None
-            if seconds is None:
+            if n == size:
+                scaling[n], peaks[n] = runs[jobs]
+            else:
                 prefix = _first(everyone, names[:n], Path(tmp) / f"first{n}")
-                seconds = batch_seconds(prefix, Path(tmp) / f"scaling{n}", jobs)
-            scaling[n] = seconds
+                scaling[n], peaks[n] = batch_seconds(prefix, Path(tmp) / f"scaling{n}", jobs)
         # The same students in-process, in chunks as long as the batch's (one pytest session
         # each): one session for all would load every file into one process and slow down.
         started = time.perf_counter()
@@ -205,6 +225,13 @@ def bench_batch(repeat: int, size: int = 200, sizes: tuple[int, ...] = SCALING_S
             **{f"{n}_students_s": round(seconds, 1) for n, seconds in scaling.items()},
             # 1.0 is linear: the time per student with the most students over that with the fewest
             "linearity": round(per_student[largest] / per_student[smallest], 2),
+        },
+        # A job grades its chunk of students in one pytest process and one sandbox: its largest
+        # process must not grow with the class (the chunks are at most MAX_CHUNK students long).
+        "memory": {
+            "jobs": jobs,
+            **{f"{n}_students_peak_mb": round(peak, 1) for n, peak in peaks.items()},
+            "growth": round(peaks[largest] / peaks[smallest], 2),
         },
         "hidden_tests": hidden,
         "similarity": similar,  # included in the batch's times above: the batch compares after grading

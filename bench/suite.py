@@ -24,6 +24,7 @@ import numpy as np
 from bench.batch import bench_batch
 from bench.engine import bench_backward, bench_engine
 from bench.scale import bench_scale
+from bench.targets import check, table
 from grader import labs
 from grader.kit import starters
 
@@ -205,6 +206,8 @@ def main(argv=None) -> int:
         print(f"== {name}")
         for key, row in results[name].items():
             print(f"  {key:<28} " + "  ".join(f"{k}={v}" for k, v in row.items()))
+    results["targets"] = check(results)
+    print(table(results["targets"]))
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(results, indent=2) + "\n")
     print(f"results: {args.out.relative_to(labs.KIT_ROOT) if args.out.is_relative_to(labs.KIT_ROOT) else args.out}")

@@ -9,6 +9,7 @@ from bench import batch as bench_batch
 from bench import engine as bench_engine
 from bench import scale as bench_scale
 from bench import suite as bench
+from bench import targets as bench_targets
 
 
 @pytest.mark.parametrize("problem", [bench_engine.xor_problem, bench_engine.mlp_problem], ids=["xor", "mlp"])
@@ -91,7 +92,8 @@ def test_the_similarity_figure_compares_the_generated_class(tmp_path):
 def test_the_report_figure_writes_the_class_report_of_a_graded_folder(tmp_path):
     bench_batch.generate_class(tmp_path / "class", 2)
     out = tmp_path / "out"
-    bench_batch.batch_seconds(tmp_path / "class", out, 1)
+    seconds, peak_mb = bench_batch.batch_seconds(tmp_path / "class", out, 1)
+    assert seconds > 0 and 20 < peak_mb < 2000  # a Python with numpy and pytest loaded: tens of MiB
     (out / "report.html").unlink()
     assert bench_batch.report_seconds(out) > 0
     assert '<section id="scores">' in (out / "report.html").read_text(encoding="utf-8")  # written again
@@ -135,3 +137,20 @@ def test_shards_of_a_class_merge_into_a_gradebook_with_every_student_once(tmp_pa
     assert sorted(bench_scale.gradebook_students(tmp_path / "merged")) == sorted(kinds)
     assert bench_scale.merge_seconds(folders[:1], tmp_path / "partial", "--partial") > 0
     assert bench_scale.gradebook_students(tmp_path / "partial") == ["student0000"]  # the other shard's left out
+
+
+def test_each_target_is_met_missed_or_not_measured_from_the_runs_figures():
+    results = {
+        "batch": {"parallel": {"jobs": 2}, "2_jobs": {"seconds": 59.0}, "scaling": {"linearity": 1.3}},
+        "engine": {"xor_2_4_1": {"engine_us": 80.0, "torch_us": "not installed", "engine_vs_numpy": 1.9}},
+    }
+    rows = {row["target"]: row for row in bench_targets.check(results)}
+    assert len(rows) == len(bench_targets.TARGETS)
+    said = {what: row["met"] for what, row in rows.items()}
+    assert said[next(w for w in said if w.startswith("batch: the class of 200"))] is True  # 59 s of 60
+    assert said[next(w for w in said if w.startswith("batch: linear"))] is False  # 1.3 over 1.1
+    assert said[next(w for w in said if w.startswith("engine: one XOR step"))] is True
+    assert said[next(w for w in said if w.startswith("engine: the XOR step over PyTorch"))] is None  # not installed
+    assert said[next(w for w in said if w.startswith("backward"))] is None  # the suite did not run
+    shown = bench_targets.table(bench_targets.check(results))
+    assert "MISSED" in shown and "not measured" in shown and " met" in shown
