@@ -70,14 +70,22 @@ class Tensor:
     def __init__(self, data, _parents=(), _op="", requires_grad=True):
         """Store ``data`` as a float64 array and a zero gradient of the same shape."""
         # BEGIN SOLUTION tensor
-        # A leaf keeps a private copy, so the caller's array cannot change under it.
-        self.data = np.asarray(data, dtype=np.float64) if _parents else np.array(data, dtype=np.float64)
         # Only the parents that need a gradient are kept: backward() never visits a constant, and
         # a result computed from constants alone is a constant leaf.
         self._parents = tuple([p for p in _parents if p.requires_grad])
-        self.requires_grad = bool(self._parents) if _parents else requires_grad
-        self.grad = np.zeros(self.data.shape)  # float64, like data (np.zeros_like is several times slower)
         self._op = _op
+        if self._parents:
+            # The result of an operation: numpy made a new array (asarray wraps a 0-axis result,
+            # which numpy returns as a scalar). Its gradient is set by backward(), which zeroes
+            # it before adding into it, and its _backward by the operation.
+            self.data = np.asarray(data, dtype=np.float64)
+            self.requires_grad = True
+            self.grad = None
+            return
+        # A leaf keeps a private copy, so the caller's array cannot change under it.
+        self.data = np.array(data, dtype=np.float64)
+        self.requires_grad = requires_grad and not _parents
+        self.grad = np.zeros(self.data.shape)  # float64, like data (np.zeros_like is several times slower)
         self._backward = lambda: None  # a leaf passes nothing on
         # END SOLUTION
 
@@ -346,22 +354,25 @@ class Tensor:
         if grad is None:
             if self.data.size != 1:
                 raise ValueError(f"backward() without a gradient needs a single-element tensor, got shape {self.shape}")
-            grad = np.ones_like(self.data)
+            grad = np.ones(self.shape)  # float64 (np.ones_like is several times slower)
         grad = np.asarray(grad, dtype=np.float64)
         if grad.shape != self.shape:
             raise ValueError(f"backward(grad): grad has shape {grad.shape}, expected {self.shape}")
         # Iterative post-order depth-first search: deep graphs must not hit the recursion limit.
+        # A Tensor is hashed by identity (it defines no ==), so the set holds the nodes themselves.
         order, seen, stack = [], set(), [(self, False)]
         while stack:
             node, expanded = stack.pop()
             if expanded:
                 order.append(node)
                 continue
-            if id(node) in seen:
+            if node in seen:
                 continue
-            seen.add(id(node))
+            seen.add(node)
             stack.append((node, True))
-            stack.extend((p, False) for p in node._parents if id(p) not in seen)
+            for p in node._parents:  # a plain loop: a generator per node would cost more than the search
+                if p not in seen:
+                    stack.append((p, False))
         for node in order:
             if node._parents:  # intermediate results are recomputed from scratch on each call
                 node.grad = np.zeros(node.data.shape)
