@@ -86,7 +86,7 @@ class Tensor:
         self.data = np.array(data, dtype=np.float64)
         self.requires_grad = requires_grad and not _parents
         self.grad = np.zeros(self.data.shape)  # float64, like data (np.zeros_like is several times slower)
-        self._backward = lambda: None  # a leaf passes nothing on
+        # A leaf passes nothing on: it has no _backward, and backward() runs none for it.
         # END SOLUTION
 
     @property
@@ -304,9 +304,10 @@ class Tensor:
         out = Tensor(self.data.sum(axis=axes, keepdims=keepdims), (self,), "sum")
 
         def backward():
-            # Put the summed axes back as size 1, then copy the gradient along them.
+            # Put the summed axes back as size 1; += then copies the gradient along them (numpy
+            # broadcasting in place: np.broadcast_to would make the same copies, several times slower).
             g = out.grad if keepdims else np.expand_dims(out.grad, axes)
-            self.grad += np.broadcast_to(g, self.shape)
+            self.grad += g
 
         out._backward = backward
         return out
@@ -378,5 +379,6 @@ class Tensor:
                 node.grad = np.zeros(node.data.shape)
         self.grad = self.grad + grad
         for node in reversed(order):  # consumers before their inputs
-            node._backward()
+            if node._parents:
+                node._backward()
         # END SOLUTION
