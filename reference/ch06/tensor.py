@@ -76,11 +76,11 @@ class Tensor:
         self._op = _op
         if self._parents:
             # The result of an operation: numpy made a new array (asarray wraps a 0-axis result,
-            # which numpy returns as a scalar). Its gradient is set by backward(), which zeroes
-            # it before adding into it, and its _backward by the operation.
+            # which numpy returns as a scalar). No zero array yet: backward() gives it one before
+            # adding into it, on every call, and the operation sets its _backward.
             self.data = np.asarray(data, dtype=np.float64)
             self.requires_grad = True
-            self.grad = None
+            self.grad = 0.0
             return
         # A leaf keeps a private copy, so the caller's array cannot change under it.
         self.data = np.array(data, dtype=np.float64)
