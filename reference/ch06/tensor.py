@@ -70,23 +70,16 @@ class Tensor:
     def __init__(self, data, _parents=(), _op="", requires_grad=True):
         """Store ``data`` as a float64 array and a zero gradient of the same shape."""
         # BEGIN SOLUTION tensor
+        # A leaf keeps a private copy, so the caller's array cannot change under it.
+        self.data = np.asarray(data, dtype=np.float64) if _parents else np.array(data, dtype=np.float64)
         # Only the parents that need a gradient are kept: backward() never visits a constant, and
         # a result computed from constants alone is a constant leaf.
         self._parents = tuple([p for p in _parents if p.requires_grad])
-        self._op = _op
-        if self._parents:
-            # The result of an operation: numpy made a new array (asarray wraps a 0-axis result,
-            # which numpy returns as a scalar). No zero array yet: backward() gives it one before
-            # adding into it, on every call, and the operation sets its _backward.
-            self.data = np.asarray(data, dtype=np.float64)
-            self.requires_grad = True
-            self.grad = 0.0
-            return
-        # A leaf keeps a private copy, so the caller's array cannot change under it.
-        self.data = np.array(data, dtype=np.float64)
-        self.requires_grad = requires_grad and not _parents
+        self.requires_grad = bool(self._parents) if _parents else requires_grad
         self.grad = np.zeros(self.data.shape)  # float64, like data (np.zeros_like is several times slower)
-        # A leaf passes nothing on: it has no _backward, and backward() runs none for it.
+        self._op = _op
+        # No _backward yet: the operation that made this tensor sets it, and a leaf, which passes
+        # nothing on, has none (backward() runs only the rules of nodes with parents).
         # END SOLUTION
 
     @property
