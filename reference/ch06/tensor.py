@@ -76,8 +76,8 @@ class Tensor:
         # a result computed from constants alone is a constant leaf.
         self._parents = tuple([p for p in _parents if p.requires_grad])
         self.requires_grad = bool(self._parents) if _parents else requires_grad
-        self.grad = np.zeros(self.data.shape)  # float64, like data (np.zeros_like is several times slower)
         self._op = _op
+        self.grad = np.zeros(self.data.shape)  # float64, like data (np.zeros_like is several times slower)
         # No _backward yet: the operation that made this tensor sets it, and a leaf, which passes
         # nothing on, has none (backward() runs only the rules of nodes with parents).
         # END SOLUTION
