@@ -76,9 +76,10 @@ class Tensor:
         # a result computed from constants alone is a constant leaf.
         self._parents = tuple([p for p in _parents if p.requires_grad])
         self.requires_grad = bool(self._parents) if _parents else requires_grad
-        self.grad = np.zeros(self.data.shape)  # float64, like data (np.zeros_like is several times slower)
         self._op = _op
-        self._backward = lambda: None  # a leaf passes nothing on
+        self.grad = np.zeros(self.data.shape)  # float64, like data (np.zeros_like is several times slower)
+        # No _backward yet: the operation that made this tensor sets it, and a leaf, which passes
+        # nothing on, has none (backward() runs only the rules of nodes with parents).
         # END SOLUTION
 
     @property
@@ -296,9 +297,10 @@ class Tensor:
         out = Tensor(self.data.sum(axis=axes, keepdims=keepdims), (self,), "sum")
 
         def backward():
-            # Put the summed axes back as size 1, then copy the gradient along them.
+            # Put the summed axes back as size 1; += then copies the gradient along them (numpy
+            # broadcasting in place: np.broadcast_to would make the same copies, several times slower).
             g = out.grad if keepdims else np.expand_dims(out.grad, axes)
-            self.grad += np.broadcast_to(g, self.shape)
+            self.grad += g
 
         out._backward = backward
         return out
@@ -346,26 +348,30 @@ class Tensor:
         if grad is None:
             if self.data.size != 1:
                 raise ValueError(f"backward() without a gradient needs a single-element tensor, got shape {self.shape}")
-            grad = np.ones_like(self.data)
+            grad = np.ones(self.shape)  # float64 (np.ones_like is several times slower)
         grad = np.asarray(grad, dtype=np.float64)
         if grad.shape != self.shape:
             raise ValueError(f"backward(grad): grad has shape {grad.shape}, expected {self.shape}")
         # Iterative post-order depth-first search: deep graphs must not hit the recursion limit.
+        # A Tensor is hashed by identity (it defines no ==), so the set holds the nodes themselves.
         order, seen, stack = [], set(), [(self, False)]
         while stack:
             node, expanded = stack.pop()
             if expanded:
                 order.append(node)
                 continue
-            if id(node) in seen:
+            if node in seen:
                 continue
-            seen.add(id(node))
+            seen.add(node)
             stack.append((node, True))
-            stack.extend((p, False) for p in node._parents if id(p) not in seen)
+            for p in node._parents:  # a plain loop: a generator per node would cost more than the search
+                if p not in seen:
+                    stack.append((p, False))
         for node in order:
             if node._parents:  # intermediate results are recomputed from scratch on each call
                 node.grad = np.zeros(node.data.shape)
         self.grad = self.grad + grad
         for node in reversed(order):  # consumers before their inputs
-            node._backward()
+            if node._parents:
+                node._backward()
         # END SOLUTION
