@@ -81,7 +81,7 @@ def grade_entries(
 
     # Each job keeps to a core of its own with its worker (grader.wall.cpus): the cores in turn.
     threads = [
-        threading.Thread(target=work, args=(cpus.for_job(i),), name=f"labkit-batch-{i}", daemon=True)
+        threading.Thread(target=work, args=(cpus.for_job(i, jobs),), name=f"labkit-batch-{i}", daemon=True)
         for i in range(jobs)
     ]
     for thread in threads:

@@ -23,10 +23,12 @@ def allowed() -> list[int]:
         return []
 
 
-def for_job(index: int) -> int | None:
-    """The core of a batch's job ``index``: the allowed ones in turn (None: only one, nothing to choose)."""
+def for_job(index: int, jobs: int) -> int | None:
+    """The core of job ``index`` of a batch of ``jobs``: the allowed ones in turn. None for a batch of one
+    job (it takes the core it starts on, as a single run does: batches run side by side, by a
+    test suite or a person, would all take the first one) or where only one core is allowed."""
     cpus = allowed()
-    return cpus[index % len(cpus)] if len(cpus) > 1 else None
+    return cpus[index % len(cpus)] if len(cpus) > 1 and jobs > 1 else None
 
 
 def running_on() -> int | None:
