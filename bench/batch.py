@@ -10,6 +10,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -77,27 +78,65 @@ def grader_seconds(*args: str) -> float:
     return time.perf_counter() - started
 
 
-# Runs a command and prints the largest resident set of any process it started (getrusage's
-# RUSAGE_CHILDREN: the largest of the waited-for descendants, not their sum), in KiB.
-_PEAK_RSS = (
-    "import resource, subprocess, sys; subprocess.run(sys.argv[1:], capture_output=True, check=True); "
-    "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)"
-)
+MEMORY_POLL_S = 1.0  # how often a batch's processes' peak memory is read while it runs
 
 
-def batch_seconds(folder: Path, out: Path, jobs: int) -> tuple[float, float]:
-    """Seconds of `grader batch` on ``folder`` with ``jobs`` jobs, and the largest resident set in MiB of
-    any of its processes (a job's pytest process, its sandbox's, or the batch's own)."""
-    command = [sys.executable, "-m", "grader", "batch", str(folder), "--lab", "ch06", "--out", str(out)]
-    started = time.perf_counter()
-    peak = subprocess.run(
-        [sys.executable, "-c", _PEAK_RSS, *command, "--jobs", str(jobs)],
-        cwd=labs.KIT_ROOT,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return time.perf_counter() - started, int(peak.stdout.split()[-1]) / 1024
+def _peak_mib(pid: str) -> float | None:
+    """The peak resident set of process ``pid`` so far (VmHWM), in MiB; None if it is gone or unreadable."""
+    try:
+        with open(f"/proc/{pid}/status") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
+
+
+def _kind_of(pid: str) -> str | None:
+    """A grading job's pytest process, or a Python process of its sandbox (the zygote, a child)."""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
+            argv = cmdline.read().split(b"\0")
+    except OSError:
+        return None
+    if b"grader.harness.main" in argv:
+        return "pytest_process"
+    if argv[1:3] == [b"-I", b"-S"] and b"zygote_main" in b"".join(argv):
+        return "sandbox_process"
+    return None
+
+
+class JobMemory(threading.Thread):
+    """The peak memory of a batch's jobs, read from /proc while it runs: the largest pytest process
+    (one per job and chunk) and the largest Python process of a sandbox (a job's zygote, or the
+    child running a student's code, whose memory the sandbox also limits)."""
+
+    def __init__(self):
+        super().__init__(daemon=True)
+        self.peaks = {"pytest_process": 0.0, "sandbox_process": 0.0}
+        self.done = threading.Event()
+
+    def run(self) -> None:
+        while not self.done.wait(MEMORY_POLL_S):
+            for pid in filter(str.isdigit, os.listdir("/proc")):
+                kind = _kind_of(pid)
+                peak = _peak_mib(pid) if kind else None
+                if peak is not None:
+                    self.peaks[kind] = max(self.peaks[kind], peak)
+
+
+def batch_seconds(folder: Path, out: Path, jobs: int) -> tuple[float, dict]:
+    """Seconds of `grader batch` on ``folder`` with ``jobs`` jobs, and the peak memory of its jobs in MiB
+    (see JobMemory)."""
+    watch = JobMemory()
+    watch.start()
+    try:
+        seconds = grader_seconds("batch", str(folder), "--lab", "ch06", "--out", str(out), "--jobs", str(jobs))
+    finally:
+        watch.done.set()
+        watch.join()
+    return seconds, {kind: round(peak, 1) for kind, peak in watch.peaks.items()}
 
 
 def one_by_one_seconds(folder: Path, names: list[str], out: Path) -> float:
@@ -226,18 +265,25 @@ def bench_batch(repeat: int, size: int = 200, sizes: tuple[int, ...] = SCALING_S
             # 1.0 is linear: the time per student with the most students over that with the fewest
             "linearity": round(per_student[largest] / per_student[smallest], 2),
         },
-        # A job grades its chunk of students in one pytest process and one sandbox: its largest
-        # process must not grow with the class (the chunks are at most MAX_CHUNK students long).
+        # A job grades its chunk of students in one pytest process and one sandbox: neither may grow
+        # with the class (the chunks are at most MAX_CHUNK students long).
         "memory": {
             "jobs": jobs,
-            **{f"{n}_students_peak_mb": round(peak, 1) for n, peak in peaks.items()},
-            "growth": round(peaks[largest] / peaks[smallest], 2),
+            **{f"{n}_students_{kind}_peak_mb": peak for n, row in peaks.items() for kind, peak in row.items()},
+            "growth": _growth(peaks[smallest], peaks[largest]),
         },
         "hidden_tests": hidden,
         "similarity": similar,  # included in the batch's times above: the batch compares after grading
         # the class report (report.html), also included in them: the batch writes it last
         "report": {"seconds": round(report, 2), "share_of_batch": round(report / times[jobs], 3)},
     }
+
+
+def _growth(smallest: dict, largest: dict) -> float | None:
+    """How much more memory a job's processes took with the largest class than with the smallest (the
+    larger ratio of the two kinds); None if a run ended before its memory was first read."""
+    ratios = [largest[kind] / smallest[kind] for kind in smallest if smallest[kind] and largest[kind]]
+    return round(max(ratios), 2) if ratios else None
 
 
 def hidden_tests_cost(folder: Path, tmp: Path, jobs: int) -> dict:
