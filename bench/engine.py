@@ -337,7 +337,7 @@ def measure_chain(leaf: type, n: int, repeat: int) -> dict:
         seconds = time_backward(y, runs)
     finally:
         del x, y
-        gc.collect()  # each node is in a cycle with its backward closure: refcounts alone free nothing
+        gc.collect()  # a Value is in a cycle with its backward closure: refcounts alone do not free it
     return {
         "n": n,
         "runs": runs,

@@ -112,11 +112,15 @@ class Tensor:
         other = Tensor._lift(other)
         out = Tensor(self.data + other.data, (self, other), "+")
 
-        def backward():
+        # The rule is handed out.grad rather than reading it from `out`: a closure that held `out`
+        # would make a cycle (out -> rule -> out), and a graph of cycles is freed only by Python's
+        # cycle collector, long after the step that made it; without them the graph is freed when
+        # its last result is dropped, and the next step reuses its memory while still in cache.
+        def backward(grad):
             if self.requires_grad:
-                self.grad += _unbroadcast(out.grad, self.shape)
+                self.grad += _unbroadcast(grad, self.shape)
             if other.requires_grad:
-                other.grad += _unbroadcast(out.grad, other.shape)
+                other.grad += _unbroadcast(grad, other.shape)
 
         out._backward = backward
         return out
@@ -128,11 +132,11 @@ class Tensor:
         other = Tensor._lift(other)
         out = Tensor(self.data * other.data, (self, other), "*")
 
-        def backward():
+        def backward(grad):
             if self.requires_grad:
-                self.grad += _unbroadcast(out.grad * other.data, self.shape)
+                self.grad += _unbroadcast(grad * other.data, self.shape)
             if other.requires_grad:
-                other.grad += _unbroadcast(out.grad * self.data, other.shape)
+                other.grad += _unbroadcast(grad * self.data, other.shape)
 
         out._backward = backward
         return out
@@ -145,8 +149,8 @@ class Tensor:
             raise TypeError(f"Tensor ** k needs a constant int or float k, got {type(k).__name__}")
         out = Tensor(self.data**k, (self,), f"**{k}")
 
-        def backward():
-            self.grad += k * self.data ** (k - 1) * out.grad
+        def backward(grad):
+            self.grad += k * self.data ** (k - 1) * grad
 
         out._backward = backward
         return out
@@ -160,12 +164,12 @@ class Tensor:
             raise ValueError(f"@ needs operands with at least 2 axes, got {self.shape} and {other.shape}")
         out = Tensor(np.matmul(self.data, other.data), (self, other), "@")
 
-        def backward():
+        def backward(grad):
             # C = A B  =>  dA = dC B^T,  dB = A^T dC, on the last two axes of every matrix in the stack
             if self.requires_grad:
-                self.grad += _unbroadcast(np.matmul(out.grad, np.swapaxes(other.data, -1, -2)), self.shape)
+                self.grad += _unbroadcast(np.matmul(grad, np.swapaxes(other.data, -1, -2)), self.shape)
             if other.requires_grad:
-                other.grad += _unbroadcast(np.matmul(np.swapaxes(self.data, -1, -2), out.grad), other.shape)
+                other.grad += _unbroadcast(np.matmul(np.swapaxes(self.data, -1, -2), grad), other.shape)
 
         out._backward = backward
         return out
@@ -185,11 +189,11 @@ class Tensor:
         other = Tensor._lift(other)
         out = Tensor(self.data - other.data, (self, other), "-")
 
-        def backward():
+        def backward(grad):
             if self.requires_grad:
-                self.grad += _unbroadcast(out.grad, self.shape)
+                self.grad += _unbroadcast(grad, self.shape)
             if other.requires_grad:
-                other.grad -= _unbroadcast(out.grad, other.shape)
+                other.grad -= _unbroadcast(grad, other.shape)
 
         out._backward = backward
         return out
@@ -229,10 +233,11 @@ class Tensor:
     def exp(self):
         """Return e ** self, elementwise."""
         # BEGIN SOLUTION tensor
-        out = Tensor(np.exp(self.data), (self,), "exp")
+        e = np.exp(self.data)
+        out = Tensor(e, (self,), "exp")
 
-        def backward():
-            self.grad += out.grad * out.data
+        def backward(grad):
+            self.grad += grad * e
 
         out._backward = backward
         return out
@@ -243,8 +248,8 @@ class Tensor:
         # BEGIN SOLUTION tensor
         out = Tensor(np.log(self.data), (self,), "log")
 
-        def backward():
-            self.grad += out.grad / self.data
+        def backward(grad):
+            self.grad += grad / self.data
 
         out._backward = backward
         return out
@@ -256,8 +261,8 @@ class Tensor:
         t = np.tanh(self.data)
         out = Tensor(t, (self,), "tanh")
 
-        def backward():
-            self.grad += out.grad * (1.0 - t * t)
+        def backward(grad):
+            self.grad += grad * (1.0 - t * t)
 
         out._backward = backward
         return out
@@ -269,8 +274,8 @@ class Tensor:
         positive = self.data > 0
         out = Tensor(np.where(positive, self.data, 0.0), (self,), "relu")
 
-        def backward():
-            self.grad += out.grad * positive
+        def backward(grad):
+            self.grad += grad * positive
 
         out._backward = backward
         return out
@@ -282,8 +287,8 @@ class Tensor:
         s = 1.0 / (1.0 + np.exp(-self.data))
         out = Tensor(s, (self,), "sigmoid")
 
-        def backward():
-            self.grad += out.grad * s * (1.0 - s)
+        def backward(grad):
+            self.grad += grad * s * (1.0 - s)
 
         out._backward = backward
         return out
@@ -296,10 +301,10 @@ class Tensor:
         axes = _axes(axis, self.ndim)
         out = Tensor(self.data.sum(axis=axes, keepdims=keepdims), (self,), "sum")
 
-        def backward():
+        def backward(grad):
             # Put the summed axes back as size 1; += then copies the gradient along them (numpy
             # broadcasting in place: np.broadcast_to would make the same copies, several times slower).
-            g = out.grad if keepdims else np.expand_dims(out.grad, axes)
+            g = grad if keepdims else np.expand_dims(grad, axes)
             self.grad += g
 
         out._backward = backward
@@ -323,8 +328,8 @@ class Tensor:
             shape = tuple(shape[0])
         out = Tensor(self.data.reshape(shape), (self,), "reshape")
 
-        def backward():
-            self.grad += out.grad.reshape(self.shape)
+        def backward(grad):
+            self.grad += grad.reshape(self.shape)
 
         out._backward = backward
         return out
@@ -335,8 +340,8 @@ class Tensor:
         # BEGIN SOLUTION tensor
         out = Tensor(np.swapaxes(self.data, axis1, axis2), (self,), "transpose")
 
-        def backward():
-            self.grad += np.swapaxes(out.grad, axis1, axis2)
+        def backward(grad):
+            self.grad += np.swapaxes(grad, axis1, axis2)
 
         out._backward = backward
         return out
@@ -373,5 +378,5 @@ class Tensor:
         self.grad = self.grad + grad
         for node in reversed(order):  # consumers before their inputs
             if node._parents:
-                node._backward()
+                node._backward(node.grad)  # out.grad, handed to the rule (see __add__)
         # END SOLUTION

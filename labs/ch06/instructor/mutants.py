@@ -441,8 +441,8 @@ MUTANTS = [
         kind="overwrite",
         bug="Tensor.__add__ assigns the left operand's gradient instead of accumulating it",
         within="Tensor.__add__",
-        old="self.grad += _unbroadcast(out.grad, self.shape)",
-        new="self.grad = _unbroadcast(out.grad, self.shape)",
+        old="self.grad += _unbroadcast(grad, self.shape)",
+        new="self.grad = _unbroadcast(grad, self.shape)",
         caught_by={
             "test_deep_graph_does_not_recurse",
             "test_tensor_used_twice_gets_all_contributions[(x + 1) * x]",
@@ -454,8 +454,8 @@ MUTANTS = [
         kind="overwrite",
         bug="Tensor.__mul__ assigns the right operand's gradient instead of accumulating it",
         within="Tensor.__mul__",
-        old="other.grad += _unbroadcast(out.grad * self.data, other.shape)",
-        new="other.grad = _unbroadcast(out.grad * self.data, other.shape)",
+        old="other.grad += _unbroadcast(grad * self.data, other.shape)",
+        new="other.grad = _unbroadcast(grad * self.data, other.shape)",
         caught_by={
             "test_backward_accumulates_on_leaves_only",
             "test_backward_diamond_needs_topological_order",
@@ -471,8 +471,8 @@ MUTANTS = [
         kind="overwrite",
         bug="Tensor.__pow__ assigns its gradient instead of accumulating it",
         within="Tensor.__pow__",
-        old="self.grad += k * self.data ** (k - 1) * out.grad",
-        new="self.grad = k * self.data ** (k - 1) * out.grad",
+        old="self.grad += k * self.data ** (k - 1) * grad",
+        new="self.grad = k * self.data ** (k - 1) * grad",
         caught_by={
             "test_tensor_gradcheck[pow]",
             "test_tensor_used_twice_gets_all_contributions[(x / 2) * x / x]",
@@ -486,8 +486,8 @@ MUTANTS = [
         bug="Tensor.tanh assigns its gradient instead of accumulating it (it once passed every test: a reuse case "
         "now puts tanh after another use of x)",
         within="Tensor.tanh",
-        old="self.grad += out.grad * (1.0 - t * t)",
-        new="self.grad = out.grad * (1.0 - t * t)",
+        old="self.grad += grad * (1.0 - t * t)",
+        new="self.grad = grad * (1.0 - t * t)",
         caught_by={
             "test_tensor_used_twice_gets_all_contributions[x.exp() * x.tanh() + x.log()]",
         },
@@ -506,8 +506,8 @@ MUTANTS = [
         kind="unbroadcast",
         bug="Tensor.__add__ adds out.grad to the right operand without unbroadcasting it",
         within="Tensor.__add__",
-        old="other.grad += _unbroadcast(out.grad, other.shape)",
-        new="other.grad += out.grad",
+        old="other.grad += _unbroadcast(grad, other.shape)",
+        new="other.grad += grad",
         caught_by={
             "test_tensor_gradcheck[add_bias_broadcast]",
             "test_tensor_gradcheck[two_layer_tanh_network]",
@@ -520,8 +520,8 @@ MUTANTS = [
         kind="unbroadcast",
         bug="Tensor.__add__ unbroadcasts the right operand's gradient to the left operand's shape (copy-paste)",
         within="Tensor.__add__",
-        old="other.grad += _unbroadcast(out.grad, other.shape)",
-        new="other.grad += _unbroadcast(out.grad, self.shape)",
+        old="other.grad += _unbroadcast(grad, other.shape)",
+        new="other.grad += _unbroadcast(grad, self.shape)",
         caught_by={
             "test_tensor_gradcheck[add_bias_broadcast]",
             "test_tensor_gradcheck[neg_and_numbers]",
@@ -535,8 +535,8 @@ MUTANTS = [
         kind="sign",
         bug="Tensor.__sub__ adds the gradient into the right operand instead of subtracting it (d(a - b)/db = -1)",
         within="Tensor.__sub__",
-        old="other.grad -= _unbroadcast(out.grad, other.shape)",
-        new="other.grad += _unbroadcast(out.grad, other.shape)",
+        old="other.grad -= _unbroadcast(grad, other.shape)",
+        new="other.grad += _unbroadcast(grad, other.shape)",
         caught_by={
             "test_tensor_gradcheck[neg_and_numbers]",
             "test_tensor_gradcheck[sub_column_row]",
@@ -548,8 +548,8 @@ MUTANTS = [
         kind="sign",
         bug="Tensor.__sub__ subtracts the gradient from the left operand too (d(a - b)/da is +1)",
         within="Tensor.__sub__",
-        old="self.grad += _unbroadcast(out.grad, self.shape)",
-        new="self.grad -= _unbroadcast(out.grad, self.shape)",
+        old="self.grad += _unbroadcast(grad, self.shape)",
+        new="self.grad -= _unbroadcast(grad, self.shape)",
         caught_by={
             "test_exercise_f_composed_softmax_and_cross_entropy",
             "test_tensor_gradcheck[sub_column_row]",
@@ -564,8 +564,8 @@ MUTANTS = [
         kind="unbroadcast",
         bug="Tensor.__sub__ subtracts out.grad from the right operand's gradient without unbroadcasting it",
         within="Tensor.__sub__",
-        old="other.grad -= _unbroadcast(out.grad, other.shape)",
-        new="other.grad -= out.grad",
+        old="other.grad -= _unbroadcast(grad, other.shape)",
+        new="other.grad -= grad",
         caught_by={
             "test_tensor_gradcheck[sub_column_row]",
             "test_tensor_random_graphs",
@@ -623,8 +623,8 @@ MUTANTS = [
         kind="unbroadcast",
         bug="Tensor.__mul__ adds the left operand's gradient without unbroadcasting it",
         within="Tensor.__mul__",
-        old="self.grad += _unbroadcast(out.grad * other.data, self.shape)",
-        new="self.grad += out.grad * other.data",
+        old="self.grad += _unbroadcast(grad * other.data, self.shape)",
+        new="self.grad += grad * other.data",
         caught_by={
             "test_broadcast_gradients_have_operand_shapes",
             "test_tensor_gradcheck[mul_column_row]",
@@ -636,8 +636,8 @@ MUTANTS = [
         kind="factor",
         bug="Tensor.__pow__ backward uses x**(k - 1) without the factor k",
         within="Tensor.__pow__",
-        old="self.grad += k * self.data ** (k - 1) * out.grad",
-        new="self.grad += self.data ** (k - 1) * out.grad",
+        old="self.grad += k * self.data ** (k - 1) * grad",
+        new="self.grad += self.data ** (k - 1) * grad",
         caught_by={
             "test_exercise_b_division",
             "test_exercise_e_sigmoid[scaled_by_4]",
@@ -663,9 +663,9 @@ MUTANTS = [
         new="""other = Tensor._lift(other)
         out = Tensor(self.data / other.data, (self, other), "/")
 
-        def backward():
-            self.grad += _unbroadcast(out.grad / other.data, self.shape)
-            other.grad += _unbroadcast(-out.grad * self.data / other.data, other.shape)
+        def backward(grad):
+            self.grad += _unbroadcast(grad / other.data, self.shape)
+            other.grad += _unbroadcast(-grad * self.data / other.data, other.shape)
 
         out._backward = backward
         return out""",
@@ -722,8 +722,8 @@ MUTANTS = [
         kind="derivative",
         bug="Tensor.exp backward multiplies by x instead of exp(x)",
         within="Tensor.exp",
-        old="self.grad += out.grad * out.data",
-        new="self.grad += out.grad * self.data",
+        old="self.grad += grad * e",
+        new="self.grad += grad * self.data",
         caught_by={
             "test_exercise_f_composed_softmax_and_cross_entropy",
             "test_tensor_gradcheck[exp]",
@@ -736,8 +736,8 @@ MUTANTS = [
         kind="derivative",
         bug="Tensor.log backward multiplies by x instead of dividing",
         within="Tensor.log",
-        old="self.grad += out.grad / self.data",
-        new="self.grad += out.grad * self.data",
+        old="self.grad += grad / self.data",
+        new="self.grad += grad * self.data",
         caught_by={
             "test_exercise_f_composed_softmax_and_cross_entropy",
             "test_tensor_gradcheck[log]",
@@ -750,8 +750,8 @@ MUTANTS = [
         kind="derivative",
         bug="Tensor.tanh backward uses 1 - x**2 (the input) instead of 1 - tanh(x)**2",
         within="Tensor.tanh",
-        old="self.grad += out.grad * (1.0 - t * t)",
-        new="self.grad += out.grad * (1.0 - self.data * self.data)",
+        old="self.grad += grad * (1.0 - t * t)",
+        new="self.grad += grad * (1.0 - self.data * self.data)",
         caught_by={
             "test_gradcheck_accepts_correct_gradients",
             "test_tensor_gradcheck[tanh]",
@@ -778,8 +778,8 @@ MUTANTS = [
         kind="derivative",
         bug="Tensor.relu backward multiplies by the output relu(x) instead of the step 1[x > 0]",
         within="Tensor.relu",
-        old="self.grad += out.grad * positive",
-        new="self.grad += out.grad * out.data",
+        old="self.grad += grad * positive",
+        new="self.grad += grad * out.data",
         caught_by={
             "test_tensor_gradcheck[relu]",
             "test_tensor_random_graphs",
@@ -792,7 +792,7 @@ MUTANTS = [
         kind="chain_rule",
         bug="Tensor.sigmoid backward adds s * (1 - s) without multiplying by out.grad",
         within="Tensor.sigmoid",
-        old="self.grad += out.grad * s * (1.0 - s)",
+        old="self.grad += grad * s * (1.0 - s)",
         new="self.grad += s * (1.0 - s)",
         caught_by={
             "test_exercise_e_sigmoid[scaled_by_4]",
@@ -804,8 +804,8 @@ MUTANTS = [
         kind="derivative",
         bug="Tensor.sigmoid backward uses x * (1 - x) (the input) instead of s * (1 - s)",
         within="Tensor.sigmoid",
-        old="self.grad += out.grad * s * (1.0 - s)",
-        new="self.grad += out.grad * self.data * (1.0 - self.data)",
+        old="self.grad += grad * s * (1.0 - s)",
+        new="self.grad += grad * self.data * (1.0 - self.data)",
         caught_by={
             "test_exercise_e_sigmoid[scaled_by_4]",
             "test_exercise_e_sigmoid[unit]",
@@ -897,8 +897,8 @@ MUTANTS = [
         kind="transpose",
         bug="Tensor.__matmul__ backward computes dA = dC @ B instead of dC @ B^T",
         within="Tensor.__matmul__",
-        old="np.matmul(out.grad, np.swapaxes(other.data, -1, -2))",
-        new="np.matmul(out.grad, other.data)",
+        old="np.matmul(grad, np.swapaxes(other.data, -1, -2))",
+        new="np.matmul(grad, other.data)",
         caught_by={
             "test_matmul_broadcasts_leading_axes",
             "test_tensor_gradcheck[batched_matmul_shared_weight]",
@@ -927,8 +927,8 @@ MUTANTS = [
         kind="unbroadcast",
         bug="Tensor.__matmul__ does not sum a shared weight's gradient over the batch axes",
         within="Tensor.__matmul__",
-        old="other.grad += _unbroadcast(np.matmul(np.swapaxes(self.data, -1, -2), out.grad), other.shape)",
-        new="other.grad += np.matmul(np.swapaxes(self.data, -1, -2), out.grad)",
+        old="other.grad += _unbroadcast(np.matmul(np.swapaxes(self.data, -1, -2), grad), other.shape)",
+        new="other.grad += np.matmul(np.swapaxes(self.data, -1, -2), grad)",
         caught_by={
             "test_matmul_broadcasts_leading_axes",
             "test_tensor_gradcheck[batched_matmul_shared_weight]",
@@ -966,8 +966,8 @@ MUTANTS = [
         kind="axis",
         bug="Tensor.sum backward broadcasts out.grad without putting the summed axes back (exercise d)",
         within="Tensor.sum",
-        old="g = out.grad if keepdims else np.expand_dims(out.grad, axes)",
-        new="g = out.grad",
+        old="g = grad if keepdims else np.expand_dims(grad, axes)",
+        new="g = grad",
         caught_by={
             "test_exercise_d_sum_backward_restores_the_axis[3x4]",
             "test_exercise_d_sum_backward_restores_the_axis[4x4_square]",
@@ -982,8 +982,8 @@ MUTANTS = [
         kind="axis",
         bug="Tensor.sum backward expands the summed axes even when keepdims already kept them",
         within="Tensor.sum",
-        old="g = out.grad if keepdims else np.expand_dims(out.grad, axes)",
-        new="g = np.expand_dims(out.grad, axes)",
+        old="g = grad if keepdims else np.expand_dims(grad, axes)",
+        new="g = np.expand_dims(grad, axes)",
         caught_by={
             "test_exercise_f_composed_softmax_and_cross_entropy",
             "test_tensor_gradcheck[sum_axis]",
@@ -1028,8 +1028,8 @@ MUTANTS = [
         kind="axis",
         bug="Tensor.sum backward expands with the raw axis argument, which fails for axis=None",
         within="Tensor.sum",
-        old="np.expand_dims(out.grad, axes)",
-        new="np.expand_dims(out.grad, axis)",
+        old="np.expand_dims(grad, axes)",
+        new="np.expand_dims(grad, axis)",
         caught_by={
             "test_backward_accumulates_on_leaves_only",
             "test_backward_diamond_needs_topological_order",
@@ -1125,8 +1125,8 @@ MUTANTS = [
         kind="reshape_back",
         bug="Tensor.reshape's backward adds the output's gradient as it is, without reshaping it to the input's shape",
         within="Tensor.reshape",
-        old="self.grad += out.grad.reshape(self.shape)",
-        new="self.grad += out.grad",
+        old="self.grad += grad.reshape(self.shape)",
+        new="self.grad += grad",
         caught_by={
             "test_tensor_gradcheck[reshape]",
             "test_tensor_random_graphs",
@@ -1139,12 +1139,12 @@ MUTANTS = [
         within="Tensor.transpose",
         old="""        out = Tensor(np.swapaxes(self.data, axis1, axis2), (self,), "transpose")
 
-        def backward():
-            self.grad += np.swapaxes(out.grad, axis1, axis2)""",
+        def backward(grad):
+            self.grad += np.swapaxes(grad, axis1, axis2)""",
         new="""        out = Tensor(self.data.T, (self,), "transpose")
 
-        def backward():
-            self.grad += out.grad.T""",
+        def backward(grad):
+            self.grad += grad.T""",
         caught_by={
             "test_shape_operations_forward",
             "test_tensor_gradcheck[transpose]",
@@ -1157,12 +1157,12 @@ MUTANTS = [
         within="Tensor.transpose",
         old="""        out = Tensor(np.swapaxes(self.data, axis1, axis2), (self,), "transpose")
 
-        def backward():
-            self.grad += np.swapaxes(out.grad, axis1, axis2)""",
+        def backward(grad):
+            self.grad += np.swapaxes(grad, axis1, axis2)""",
         new="""        out = Tensor(np.swapaxes(self.data, -2, -1), (self,), "transpose")
 
-        def backward():
-            self.grad += np.swapaxes(out.grad, -2, -1)""",
+        def backward(grad):
+            self.grad += np.swapaxes(grad, -2, -1)""",
         caught_by={
             "test_shape_operations_forward",
             "test_tensor_gradcheck[transpose]",
@@ -1173,8 +1173,8 @@ MUTANTS = [
         kind="transpose",
         bug="Tensor.transpose backward transposes the gradient with .T instead of swapping the same two axes",
         within="Tensor.transpose",
-        old="self.grad += np.swapaxes(out.grad, axis1, axis2)",
-        new="self.grad += out.grad.T",
+        old="self.grad += np.swapaxes(grad, axis1, axis2)",
+        new="self.grad += grad.T",
         caught_by={
             "test_tensor_gradcheck[transpose]",
         },
@@ -1493,8 +1493,8 @@ MUTANTS = [
         kind="axis",
         bug="Tensor.sum backward always puts the summed axis back at the end (np.expand_dims(g, -1))",
         within="Tensor.sum",
-        old="np.expand_dims(out.grad, axes)",
-        new="np.expand_dims(out.grad, -1)",
+        old="np.expand_dims(grad, axes)",
+        new="np.expand_dims(grad, -1)",
         caught_by={
             "test_tensor_gradcheck[mean_over_two_axes]",
         },
@@ -1610,7 +1610,7 @@ MUTANTS = [
         kind="data_for_grad",
         bug="Tensor.sum's backward hands its input a view of the output's data instead of its gradient",
         within="Tensor.sum",
-        old="g = out.grad if keepdims else np.expand_dims(out.grad, axes)",
+        old="g = grad if keepdims else np.expand_dims(grad, axes)",
         new="g = out.data if keepdims else np.expand_dims(out.data, axes)",
         caught_by={
             "test_backward_accumulates_on_leaves_only",
@@ -1659,8 +1659,8 @@ MUTANTS = [
         kind="transpose",
         bug="Tensor.__matmul__'s backward forgets a transpose: matmul raises inside backward() for non-square operands",
         within="Tensor.__matmul__",
-        old="np.matmul(out.grad, np.swapaxes(other.data, -1, -2))",
-        new="np.matmul(out.grad, other.data)",
+        old="np.matmul(grad, np.swapaxes(other.data, -1, -2))",
+        new="np.matmul(grad, other.data)",
         caught_by={
             "test_matmul_broadcasts_leading_axes",
             "test_tensor_gradcheck[batched_matmul_shared_weight]",
