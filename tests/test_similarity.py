@@ -89,9 +89,7 @@ def test_a_few_lines_in_common_are_not_a_copy(texts):
     starter = labs.get(LAB).starter.read_text(encoding="utf-8")
     subs = _submissions({k: texts[k] for k in ("nina", "ada")})
     fingerprints = [similarity.fingerprint(s.text, similarity.boilerplate(starter)) for s in subs]
-    from copydetect import compare_files
-
-    overlap, scores, _ = compare_files(*fingerprints)
+    overlap, scores, _ = similarity.compare_files(*fingerprints)
     assert max(scores) >= 0.5 and 0 < overlap < similarity.MIN_TOKEN_OVERLAP
     assert similarity.pairs(subs, starter, 0.5) == []
 
@@ -115,6 +113,32 @@ def test_processes_side_by_side_find_what_one_finds(texts):
     alone = similarity.pairs(_submissions(many), starter, similarity.DEFAULT_THRESHOLD)
     assert len(alone) > 100
     assert similarity.pairs(_submissions(many), starter, similarity.DEFAULT_THRESHOLD, jobs=2) == alone
+
+
+def test_a_comparison_gives_what_copydetect_gives(texts):
+    """similarity.compare_files picks out the shared fingerprints with numpy, not copydetect's way: for
+    every pair of the class, the same overlap, scores and slices as copydetect's own compare_files."""
+    import io
+    import itertools
+
+    import numpy as np
+    from copydetect import CodeFingerprint, compare_files
+
+    def theirs(text, hashes):
+        window = similarity.GUARANTEE_TOKENS - similarity.NOISE_TOKENS + 1
+        return CodeFingerprint(
+            "s.py", similarity.NOISE_TOKENS, window, boilerplate=hashes, language="python", fp=io.StringIO(text)
+        )
+
+    many = [*texts.values(), *(apply(reference_source(LAB), mutant) for mutant in catalogue(LAB)[:5])]
+    for hashes in (similarity.boilerplate(labs.get(LAB).starter.read_text(encoding="utf-8")), None):
+        for a, b in itertools.combinations(many, 2):
+            overlap, scores, slices = similarity.compare_files(
+                similarity.fingerprint(a, hashes), similarity.fingerprint(b, hashes)
+            )
+            expected = compare_files(theirs(a, hashes), theirs(b, hashes))
+            assert (overlap, scores) == expected[:2]
+            assert all(np.array_equal(ours, copy) for ours, copy in zip(slices, expected[2], strict=True))
 
 
 def test_line_ranges_join_touching_slices():

@@ -18,12 +18,19 @@ run would.
 from __future__ import annotations
 
 import bisect
+import contextlib
+import functools
 import io
 import itertools
 import multiprocessing
+import os
 import re
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import numpy as np
 
 SCHEMA = "labkit.batch-similarity/1"
 # 0.8: far above honest work and below an edited copy. ch06's two engines written apart from the
@@ -35,8 +42,11 @@ GUARANTEE_TOKENS = 25  # a run this long in common is always found (copydetect's
 # A pair must share at least this many filtered characters: a share of a tiny file (a starter with one
 # method filled in) is a few lines everyone writes alike, not a copy.
 MIN_TOKEN_OVERLAP = 100
-PARALLEL_PAIRS = 500  # fewer pairs than this are compared in the batch's process: a worker's start costs more
+PARALLEL_PAIRS = (
+    500  # with fewer pairs than this, the batch's process fingerprints the texts: a worker's start costs more
+)
 LANGUAGE = "python"
+HASH_SEED = "0"  # the processes fingerprinting one class's texts share it (_one_hash_seed)
 
 
 class ThresholdError(ValueError):
@@ -74,10 +84,25 @@ class Submission:
     text: str
 
 
-def fingerprint(text: str, boilerplate=None):
+@dataclass(frozen=True)
+class Fingerprint:
+    """What comparing needs of one text's copydetect fingerprint (CodeFingerprint), as arrays: cheap to
+    compare, and to send from the process that made it."""
+
+    # numpy arrays (numpy is imported where they are made: `grader batch` starts without it)
+    hashes: np.ndarray  # every winnowed k-gram's hash, once for each place it was kept, sorted
+    places: np.ndarray  # where each of them begins in the filtered code
+    distinct: np.ndarray  # the hashes, sorted, each once
+    coverage: int  # the filtered characters the fingerprints cover (copydetect's token_coverage)
+    has_code: bool  # any code left after filtering
+    offsets: np.ndarray  # copydetect's map from filtered positions back to the text's own
+
+
+def fingerprint(text: str, boilerplate=None) -> Fingerprint:
+    import numpy as np
     from copydetect import CodeFingerprint  # imported only when a batch compares: it pulls in matplotlib
 
-    return CodeFingerprint(
+    found = CodeFingerprint(
         "submission.py",
         k=NOISE_TOKENS,
         win_size=GUARANTEE_TOKENS - NOISE_TOKENS + 1,
@@ -85,14 +110,22 @@ def fingerprint(text: str, boilerplate=None):
         language=LANGUAGE,
         fp=io.StringIO(text),
     )
+    kept = sorted(found.hash_idx.items())
+    return Fingerprint(
+        hashes=np.array([h for h, places in kept for _ in places], dtype=np.int64),
+        places=np.array([p for _, places in kept for p in places], dtype=np.int64),
+        distinct=np.array([h for h, _ in kept], dtype=np.int64),
+        coverage=found.token_coverage,
+        has_code=len(found.filtered_code) > 0,
+        offsets=found.offsets,
+    )
 
 
 def boilerplate(starter: str | None):
     """Every k-gram hash of the starter (window 1, as copydetect does for its boilerplate files)."""
-    import numpy as np
-
     if not starter:
         return None
+    import numpy as np
     from copydetect import CodeFingerprint
 
     starter_print = CodeFingerprint(
@@ -101,9 +134,45 @@ def boilerplate(starter: str | None):
     return np.unique(np.array(sorted(starter_print.hashes)))
 
 
+def compare_files(first: Fingerprint, second: Fingerprint):
+    """copydetect's compare_files for two Fingerprints, with its result: (the characters of ``first``'s
+    filtered code found in ``second``, each file's share of its code found in the other, each file's
+    copied slices in its own text). The places of the hashes both hold are picked out by numpy at
+    once: copydetect makes a small array for each shared hash, which took nine tenths of a class's
+    comparison (tests/test_similarity.py checks that both give the same results)."""
+    import numpy as np
+    from copydetect.utils import get_copied_slices
+
+    shared = first.distinct[_members(first.distinct, second.distinct)]
+    slices = [get_copied_slices(p.places[_members(p.hashes, shared)], NOISE_TOKENS) for p in (first, second)]
+    if len(slices[0][0]) == 0:
+        return 0, (0, 0), (np.array([]), np.array([]))
+    overlaps = [np.sum(found[1] - found[0]) for found in slices]
+    scores = tuple(o / p.coverage if p.has_code else 0 for o, p in zip(overlaps, (first, second), strict=True))
+    for found, p in zip(slices, (first, second), strict=True):
+        if len(p.offsets) > 0:  # filtered positions back to the text's own, as copydetect does
+            found += p.offsets[:, 1][np.clip(np.searchsorted(p.offsets[:, 0], found), 0, p.offsets.shape[0] - 1)]
+    return overlaps[0], scores, tuple(slices)
+
+
+def _members(values, of):
+    """Which of the sorted ``values`` are in ``of`` (sorted, each once): np.isin, without sorting both again."""
+    import numpy as np
+
+    if len(of) == 0:
+        return np.zeros(len(values), dtype=bool)
+    at = np.minimum(np.searchsorted(of, values), len(of) - 1)
+    return of[at] == values
+
+
+@functools.lru_cache(maxsize=1024)  # a text is in many pairs
+def _newlines(text: str) -> list[int]:
+    return [match.start() for match in re.finditer("\n", text)]
+
+
 def line_ranges(text: str, starts, ends) -> list[list[int]]:
     """Character slices of ``text`` as 1-based inclusive line ranges, sorted, overlapping and touching ones joined."""
-    newlines = [match.start() for match in re.finditer("\n", text)]
+    newlines = _newlines(text)
     ranges = []
     for start, end in sorted(zip((int(s) for s in starts), (int(e) for e in ends), strict=True)):
         first = bisect.bisect_left(newlines, start) + 1  # the newlines before it, plus one
@@ -115,17 +184,15 @@ def line_ranges(text: str, starts, ends) -> list[list[int]]:
     return ranges
 
 
-def _compare(first, second, threshold: float) -> dict | None:
-    """copydetect's comparison of two fingerprints, if it reaches the threshold."""
-    from copydetect import compare_files
-
+def _compare(first: Fingerprint, second: Fingerprint, texts: tuple[str, str], threshold: float) -> dict | None:
+    """Two fingerprints compared, if they reach the threshold."""
     overlap, scores, slices = compare_files(first, second)
     if overlap < MIN_TOKEN_OVERLAP or max(scores) < threshold:
         return None
     return {
         "scores": [round(float(score), 4) for score in scores],
         "token_overlap": int(overlap),
-        "lines": [line_ranges(first.raw_code, *slices[0]), line_ranges(second.raw_code, *slices[1])],
+        "lines": [line_ranges(text, *found) for text, found in zip(texts, slices, strict=True)],
     }
 
 
@@ -160,24 +227,47 @@ def pairs(
 
 
 def _compared(distinct: list[str], starter: str | None, threshold: float, needed: list, jobs: int) -> dict:
-    """Each needed pair of distinct texts compared, in ``jobs`` processes when there are enough of them
-    (the batch's grading is over: its cores are free)."""
-    if jobs <= 1 or len(needed) < PARALLEL_PAIRS:
-        return compare_pairs(distinct, starter, threshold, needed)
-    shares = [needed[i::jobs] for i in range(jobs)]
-    # spawn, not fork: the batch process has threads (its jobs'), and a forked copy of a held lock never opens
-    with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
-        count = len(shares)
-        results = pool.map(compare_pairs, [distinct] * count, [starter] * count, [threshold] * count, shares)
-        return {pair: found for part in results for pair, found in part.items()}
-
-
-def compare_pairs(distinct: list[str], starter: str | None, threshold: float, needed: list) -> dict:
-    """``needed`` pairs of indices into ``distinct`` compared: {pair: _compare's result}."""
-    starter_hashes = boilerplate(starter)
+    """Each needed pair of distinct texts compared: {pair: _compare's result}. The texts are fingerprinted
+    in ``jobs`` processes when there are enough pairs to pay for their start (the batch's grading is over:
+    its cores are free), and compared here: a comparison costs little beside a fingerprint."""
     used = sorted({i for pair in needed for i in pair})
-    prints = {i: fingerprint(distinct[i], starter_hashes) for i in used}
-    return {pair: _compare(prints[pair[0]], prints[pair[1]], threshold) for pair in needed}
+    if jobs <= 1 or len(needed) < PARALLEL_PAIRS:
+        made = fingerprint_texts([distinct[i] for i in used], starter)
+    else:
+        shares = [used[i::jobs] for i in range(jobs)]
+        # spawn, not fork: the batch process has threads (its jobs'), and a forked copy of a held lock never opens
+        pool = ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn"))
+        with _one_hash_seed(), pool:
+            texts = [[distinct[i] for i in share] for share in shares]
+            parts = list(pool.map(fingerprint_texts, texts, [starter] * len(shares)))
+        made = [None] * len(used)
+        for j, part in enumerate(parts):
+            made[j::jobs] = part
+    prints = dict(zip(used, made, strict=True))
+    return {(a, b): _compare(prints[a], prints[b], (distinct[a], distinct[b]), threshold) for a, b in needed}
+
+
+@contextlib.contextmanager
+def _one_hash_seed():
+    """The processes started inside share one seed of Python's hash(). copydetect hashes each k-gram
+    with hash(), which every process seeds at random at its start: fingerprints made by different
+    processes can be compared only when they share it. (No fingerprint is made in the batch's process,
+    whose seed is its own: the window is 1, so which k-grams are kept does not depend on the seed.)"""
+    before = os.environ.get("PYTHONHASHSEED")
+    os.environ["PYTHONHASHSEED"] = HASH_SEED
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ["PYTHONHASHSEED"]
+        else:
+            os.environ["PYTHONHASHSEED"] = before
+
+
+def fingerprint_texts(texts: list[str], starter: str | None) -> list[Fingerprint]:
+    """Each text's Fingerprint, the starter's k-grams left out (a process of _compared's pool runs this)."""
+    starter_hashes = boilerplate(starter)
+    return [fingerprint(text, starter_hashes) for text in texts]
 
 
 def identical_pairs(groups: list[list[str]]) -> set[frozenset[str]]:
