@@ -36,7 +36,7 @@ help:
 # instructor only
 	@echo "make dev                              the developers' tools in .venv (ruff, pytest-xdist), the sandbox and Chromium"
 	@echo "make lint | format | starters         ruff checks, ruff formatting, regenerate starters from references"
-	@echo "make bench                            the benchmark suite (bench/results.json)"
+	@echo "make bench [TORCH=]                   the benchmark suite (bench/results.json), PyTorch included unless TORCH="
 	@echo "make batch LAB=ch06 SUBMISSIONS=DIR OUT=DIR [JOBS=N] [RESUME=1] [SHARD=I/N] [ONLY='id ...']   grade a class"
 # end of instructor only
 
@@ -123,8 +123,14 @@ format: dev-venv
 starters: venv
 	$(BIN)/grader starter
 
-# The benchmark suite (bench/): figures as ratios measured in one run.
-bench: venv sandbox
+# The benchmark suite (bench/): figures as ratios measured in one run. It installs PyTorch (TORCH), the
+# engine suite's yardstick, never a dependency of the kit: the kit's VMs hold a CPU build of this
+# version on disk; elsewhere pip may download a CUDA build of several GB. TORCH= leaves PyTorch out
+# (its rows say not installed). The batch suite compares submissions: copydetect, a developers' extra.
+TORCH ?= torch==2.13.0
+bench: dev-venv sandbox
+	@test -z "$(TORCH)" || $(BIN)/python -c "import torch" 2>/dev/null || $(BIN)/python -m pip install \
+		--disable-pip-version-check --quiet "$(TORCH)" || echo "labkit: $(TORCH) could not be installed: the bench's PyTorch rows will say so"
 	$(BIN)/python -m bench
 
 # A whole class behind the wall (see README, "A whole class").
