@@ -5,7 +5,8 @@ with a mean squared error loss, each written three ways from the same float64 in
 weights: with the reference ``Tensor`` engine, by hand in plain numpy (forward and manual
 backward: the floor an engine cannot beat), and in PyTorch CPU eager on one thread when
 torch is installed (it is never required); numpy's BLAS is held to one thread too, so that
-all three use one core. The three must give the same losses over two steps (checked once,
+all three use one core, and glibc's malloc keeps large arrays on its heap (steady_malloc), so
+that no implementation pays for fresh pages by luck. The three must give the same losses over two steps (checked once,
 outside timing). Each implementation's steps are timed in loops of N steps, N chosen so
 that one loop lasts about 0.2 s; the implementations take turns loop by loop, and a figure
 is a median over the rounds, in microseconds per step.
@@ -90,6 +91,34 @@ def one_blas_thread():
         yield 1
     finally:
         put(before)
+
+
+# glibc's mallopt parameters, and the values steady_malloc gives them.
+M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3
+STEADY_MMAP_THRESHOLD = 64 << 20  # the MLP's largest temporaries (1.6 MB) come from the heap
+STEADY_TRIM_THRESHOLD = 256 << 20  # and the heap keeps what they free
+
+
+def steady_malloc() -> str:
+    """glibc's malloc set to serve large arrays from its heap, for the rest of the process; says what it did.
+
+    By default glibc maps a large allocation (from 128 KB up, a threshold it raises as mapped blocks
+    are freed) to fresh pages, a page fault for every 4 KB when they are written. Whether the
+    hand-written numpy step's 1.6 MB temporaries (``lr * g``) cost those depends on what the process
+    allocated before: it took 1.42 ms alone and 2.30 ms after the other suites (2026-12-03), the
+    engine (which adds into gradients it keeps) 1.8 ms both times. With fixed thresholds every
+    implementation is timed computing, not faulting pages.
+    """
+    try:
+        libc = ctypes.CDLL("libc.so.6")
+        done = libc.mallopt(M_MMAP_THRESHOLD, STEADY_MMAP_THRESHOLD) and libc.mallopt(
+            M_TRIM_THRESHOLD, STEADY_TRIM_THRESHOLD
+        )
+    except (OSError, AttributeError):  # not glibc
+        return "default"
+    return (
+        f"glibc: large arrays from the heap (mmap threshold {STEADY_MMAP_THRESHOLD >> 20} MiB)" if done else "default"
+    )
 
 
 def _sig(x: float, digits: int = 3) -> float:
@@ -274,12 +303,13 @@ def bench_problem(problem: Problem, repeat: int, torch) -> dict:
 def bench_engine(repeat: int) -> dict:
     """One SGD step of an MLP and of the lab's XOR network: the engine against numpy (and torch)."""
     torch = _torch()
+    malloc = steady_malloc()
     with one_blas_thread() as threads:
         rows = {
             "mlp_784_256_10_b64": bench_problem(mlp_problem(), repeat, torch),
             "xor_2_4_1": bench_problem(xor_problem(), repeat, torch),
         }
-    return {name: {**row, "blas_threads": threads} for name, row in rows.items()}
+    return {name: {**row, "blas_threads": threads, "malloc": malloc} for name, row in rows.items()}
 
 
 # ---------------------------------------------------------------------------------------------
