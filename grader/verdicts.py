@@ -221,12 +221,19 @@ def where(exc: BaseException, code_files: set[str]) -> str:
 
 
 def _innermost_frame(exc: BaseException, code_files: set[str]) -> traceback.FrameSummary | None:
-    """The innermost frame of ``exc``'s traceback that is the code under test's, if any."""
+    """The innermost frame of ``exc``'s traceback that is the code under test's, if any.
+
+    The frames are walked without reading their source lines (traceback.extract_tb reads them all):
+    a failed test's traceback runs through pytest and Hypothesis, a recursive sort's through a
+    thousand frames, and reading their lines was most of what judging a failure cost."""
     found = None
-    for frame in traceback.extract_tb(exc.__traceback__):
-        if frame.filename in code_files:
-            found = frame
-    return found
+    for frame, lineno in traceback.walk_tb(exc.__traceback__):
+        if frame.f_code.co_filename in code_files:
+            found = frame.f_code, lineno
+    if found is None:
+        return None
+    code, lineno = found
+    return traceback.FrameSummary(code.co_filename, lineno, code.co_name, lookup_line=False)
 
 
 def line_in_file(value, line_count: int | None) -> int | None:
@@ -255,8 +262,8 @@ def _raised_in(exc: BaseException, code_files: set[str]) -> bool:
     """Whether ``exc`` was raised by the code under test itself (its last frame is the code's)."""
     if hasattr(exc, "labkit_where"):
         return True
-    frames = traceback.extract_tb(exc.__traceback__)
-    return bool(frames) and frames[-1].filename in code_files
+    frames = list(traceback.walk_tb(exc.__traceback__))  # no source lines read (see _innermost_frame)
+    return bool(frames) and frames[-1][0].f_code.co_filename in code_files
 
 
 def line_of(exc: BaseException, code_files: set[str]) -> int | None:

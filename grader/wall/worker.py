@@ -482,7 +482,10 @@ def describe(exc, display_path):
     except BaseException:  # a __str__ of the student's that fails
         message = "<the exception's message could not be read>"
     student = os.path.abspath(display_path)
-    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == student]
+    # The student's frames, their source lines read for the last few only (a recursive sort's
+    # traceback has a thousand frames; extract_tb would read every line).
+    mine = [(f, n) for f, n in traceback.walk_tb(exc.__traceback__) if f.f_code.co_filename == student]
+    frames = traceback.StackSummary.extract(iter(mine[-6:]), lookup_lines=False)
     where = f"{os.path.basename(f.filename)}:{f.lineno} in {f.name}" if (f := (frames or [None])[-1]) else ""
     line = getattr(exc, "lineno", None) if isinstance(exc, SyntaxError) else (frames[-1].lineno if frames else None)
     function, tb = "", exc.__traceback__  # the qualified name a diagnosis reads ("Tensor.sum.<locals>.backward")
