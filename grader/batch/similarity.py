@@ -42,9 +42,8 @@ GUARANTEE_TOKENS = 25  # a run this long in common is always found (copydetect's
 # A pair must share at least this many filtered characters: a share of a tiny file (a starter with one
 # method filled in) is a few lines everyone writes alike, not a copy.
 MIN_TOKEN_OVERLAP = 100
-PARALLEL_PAIRS = (
-    500  # with fewer pairs than this, the batch's process fingerprints the texts: a worker's start costs more
-)
+# With fewer pairs than this, the batch's process fingerprints the texts itself: a worker's start costs more.
+PARALLEL_PAIRS = 500
 LANGUAGE = "python"
 HASH_SEED = "0"  # the processes fingerprinting one class's texts share it (_one_hash_seed)
 
@@ -239,10 +238,9 @@ def _compared(distinct: list[str], starter: str | None, threshold: float, needed
         pool = ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn"))
         with _one_hash_seed(), pool:
             texts = [[distinct[i] for i in share] for share in shares]
-            parts = list(pool.map(fingerprint_texts, texts, [starter] * len(shares)))
-        made = [None] * len(used)
-        for j, part in enumerate(parts):
-            made[j::jobs] = part
+            made = list(pool.map(fingerprint_texts, texts, [starter] * len(shares)))
+        used = [i for share in shares for i in share]  # in the order of what the processes made
+        made = [p for part in made for p in part]
     prints = dict(zip(used, made, strict=True))
     return {(a, b): _compare(prints[a], prints[b], (distinct[a], distinct[b]), threshold) for a, b in needed}
 

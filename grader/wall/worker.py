@@ -488,11 +488,8 @@ def describe(exc, display_path):
     frames = traceback.StackSummary.extract(iter(mine[-6:]), lookup_lines=False)
     where = f"{os.path.basename(f.filename)}:{f.lineno} in {f.name}" if (f := (frames or [None])[-1]) else ""
     line = getattr(exc, "lineno", None) if isinstance(exc, SyntaxError) else (frames[-1].lineno if frames else None)
-    function, tb = "", exc.__traceback__  # the qualified name a diagnosis reads ("Tensor.sum.<locals>.backward")
-    while tb is not None:
-        if tb.tb_frame.f_code.co_filename == student:
-            function = getattr(tb.tb_frame.f_code, "co_qualname", tb.tb_frame.f_code.co_name)
-        tb = tb.tb_next
+    code = mine[-1][0].f_code if mine else None  # the qualified name a diagnosis reads ("Tensor.sum.<locals>.backward")
+    function = getattr(code, "co_qualname", code.co_name) if code is not None else ""
     return {
         "type": type(exc).__name__,
         "bases": [c.__name__ for c in type(exc).__mro__ if c.__module__ == "builtins"],
@@ -500,7 +497,7 @@ def describe(exc, display_path):
         "where": where,
         "function": function,
         "line": line,
-        "trace": "".join(traceback.format_list(frames[-6:]))[-3000:],
+        "trace": "".join(traceback.format_list(frames))[-3000:],
     }
 
 
