@@ -37,7 +37,14 @@ def test_starter_and_reference_share_public_names_signatures_and_docstrings(lab)
         mine, theirs = getattr(stub, name), getattr(ref, name)
         assert _doc(mine) == _doc(theirs), name
         if inspect.isclass(theirs):
-            members = {m for m in vars(theirs) if not m.startswith("_") or m.startswith("__")}
+            # __slots__ and the attributes it declares are the reference's own (a REFERENCE ONLY region)
+            members = {
+                m
+                for m, value in vars(theirs).items()
+                if (not m.startswith("_") or m.startswith("__"))
+                and m != "__slots__"
+                and not inspect.ismemberdescriptor(value)
+            }
             for member in members:
                 a, b = inspect.getattr_static(mine, member), inspect.getattr_static(theirs, member)
                 if callable(b):
@@ -53,6 +60,14 @@ def test_one_file_reference_defines_the_public_names(lab, tmp_path):
     path.write_text(starters.assemble(lab, strip=False), encoding="utf-8")
     module = _load(path, f"reference_one_file_{lab.id}")
     assert all(hasattr(module, name) for name in lab.public)
+
+
+def test_a_reference_only_region_is_left_out_of_the_starter():
+    lab = labs.get("ch06")
+    source = "class A:\n    # BEGIN REFERENCE ONLY\n    __slots__ = ('x',)\n    # END REFERENCE ONLY\n    y = 1\n"
+    assert starters.strip_solutions(source, lab) == "class A:\n    y = 1\n"
+    with pytest.raises(ValueError, match="without END REFERENCE ONLY"):
+        starters.strip_solutions("class A:\n    # BEGIN REFERENCE ONLY\n    __slots__ = ()\n", lab)
 
 
 def test_unterminated_solution_region_is_an_error():

