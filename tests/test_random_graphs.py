@@ -165,3 +165,21 @@ def test_the_graphs_drawn_do_not_depend_on_the_modules_loaded(tmp_path):
         return done.stdout
 
     assert drawn() == drawn("student_constants")
+
+
+class _WrongOnlyAtFirst(Value):
+    """An engine with state between graphs: the first Value it makes holds a wrong number, the rest are right."""
+
+    made = 0
+
+    def __init__(self, data, *args, **kwargs):
+        type(self).made += 1
+        super().__init__(data + 1.0 if type(self).made == 1 else data, *args, **kwargs)
+
+
+def test_an_engine_wrong_once_then_right_fails_as_unreliable():
+    """The graphs a correct engine sees are checked first; a failure there is searched from the first
+    graph again, and an engine that then passes every graph is unreliable, not correct."""
+    with pytest.raises(AssertionError, match="failed once and passed when tried again"):
+        graphs.check_random_graphs(_WrongOnlyAtFirst, graphs.scalar_graphs(), graphs.SCALAR_GRAPH_SETTINGS, hint="")
+    assert _WrongOnlyAtFirst.made > graphs.SCALAR_GRAPH_SETTINGS.max_examples  # the search ran after the failure

@@ -348,12 +348,19 @@ def check_random_graphs(engine, graphs, graph_settings: settings, *, hint: str) 
     """Check ``engine`` on the graphs the ``graphs`` strategy draws from the fixed seed; fail with the
     smallest failing graph found, checked again with the full diagnosis.
 
+    The search draws the same graphs for every engine until one fails, so those graphs are drawn
+    once per process (searched_graphs) and checked in turn: drawing them was most of the test's
+    time for an engine that passes. Only an engine that fails one is searched, from the start, as
+    Hypothesis would have from the first graph.
+
     The search asks only whether a graph fails: any exception the code under test raises counts, so
     the search takes the same path in-process and behind the wall, where an exception's type and
     origin may differ, and stays cheap (no diagnosis for the graphs shrinking tries). Shrinking
     stops after SHRINK_BUDGET more graphs: the smallest failing graph so far is shown (a count, not
     a time, so the same in every mode). A failure of the grading itself (a time limit, the worker
     lost) ends the search at once."""
+    if _passes_every_searched_graph(engine, graphs, graph_settings):
+        return
     fatal: list[BaseException] = []
     failing: list[Graph] = []  # the smallest failing graph so far
     tried_since_failure = 0
@@ -382,8 +389,8 @@ def check_random_graphs(engine, graphs, graph_settings: settings, *, hint: str) 
 
     try:
         smallest = _search(graphs, graph_settings, fails)
-    except NoSuchExample:
-        return
+    except NoSuchExample:  # a graph failed above and passes now: the engine keeps state between graphs
+        fail("a random graph failed once and passed when tried again", UNRELIABLE)
     except _ShrinkingBudgetSpent:
         smallest = failing[0]
     except BaseException as exc:
@@ -394,6 +401,32 @@ def check_random_graphs(engine, graphs, graph_settings: settings, *, hint: str) 
         raise
     check_graph(engine, smallest, hint=hint)
     fail(f"random graph `{smallest.expression()}` failed during the search and passed when checked again", UNRELIABLE)
+
+
+def _passes_every_searched_graph(engine, graphs, graph_settings: settings) -> bool:
+    """Whether ``engine`` passes every graph the search draws when none fails; an error of the grading
+    itself (a time limit, the worker lost) is raised, as the search would."""
+    for graph in _searched_once(graphs, graph_settings):
+        try:
+            # The checker hands the engine copies of the leaves: code under test run in-process that
+            # writes into its inputs cannot change these graphs for the next submission graded here.
+            check_graph(engine, graph, explain=False)
+        except (verdicts.SubmissionError, verdicts.WorkerFailure):
+            raise
+        except Exception:
+            return False
+    return True
+
+
+_SEARCHED: dict[tuple[str, str], list[Graph]] = {}
+
+
+def _searched_once(graphs, graph_settings: settings) -> list[Graph]:
+    """searched_graphs, drawn once per process for each strategy (told apart by its repr) and settings."""
+    key = (repr(graphs), repr(graph_settings))
+    if key not in _SEARCHED:
+        _SEARCHED[key] = searched_graphs(graphs, graph_settings)
+    return _SEARCHED[key]
 
 
 def searched_graphs(graphs, graph_settings: settings) -> list[Graph]:
