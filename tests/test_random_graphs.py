@@ -9,6 +9,7 @@ import sys
 
 import numpy as np
 import pytest
+from hypothesis import strategies as st
 
 from grader import labs
 from grader.grading import grade as grading
@@ -183,3 +184,30 @@ def test_an_engine_wrong_once_then_right_fails_as_unreliable():
     with pytest.raises(AssertionError, match="failed once and passed when tried again"):
         graphs.check_random_graphs(_WrongOnlyAtFirst, graphs.scalar_graphs(), graphs.SCALAR_GRAPH_SETTINGS, hint="")
     assert _WrongOnlyAtFirst.made > graphs.SCALAR_GRAPH_SETTINGS.max_examples  # the search ran after the failure
+
+
+def _refuse(*args, **kwargs):
+    raise RuntimeError("no operations in this engine")
+
+
+class _NoOperations(Value):
+    """An engine that keeps its leaves and refuses every operation: right only on a graph of one leaf."""
+
+
+for _name in ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__", "__rtruediv__",
+              "__pow__", "__neg__", "exp", "log", "tanh", "relu"):  # fmt: skip
+    setattr(_NoOperations, _name, _refuse)
+
+
+def test_graphs_drawn_once_are_kept_apart_by_the_strategy_that_drew_them():
+    """Another lab's strategy of the same name and repr draws its own graphs, not the ones kept for this one."""
+
+    @st.composite
+    def scalar_graphs(draw):  # the kit's name: the same repr, "scalar_graphs()"
+        leaf = draw(st.just(0.5))
+        return graphs.Graph(leaves=[leaf], values=[leaf])  # y = a
+
+    assert repr(scalar_graphs()) == repr(graphs.scalar_graphs())
+    with pytest.raises(RuntimeError, match="no operations"):
+        graphs.check_random_graphs(_NoOperations, graphs.scalar_graphs(), graphs.SCALAR_GRAPH_SETTINGS, hint="")
+    graphs.check_random_graphs(_NoOperations, scalar_graphs(), graphs.SCALAR_GRAPH_SETTINGS, hint="")

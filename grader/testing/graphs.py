@@ -418,12 +418,17 @@ def _passes_every_searched_graph(engine, graphs, graph_settings: settings) -> bo
     return True
 
 
-_SEARCHED: dict[tuple[str, str], list[Graph]] = {}
+_SEARCHED: dict[tuple[object, str, str], list[Graph]] = {}
 
 
 def _searched_once(graphs, graph_settings: settings) -> list[Graph]:
-    """searched_graphs, drawn once per process for each strategy (told apart by its repr) and settings."""
-    key = (repr(graphs), repr(graph_settings))
+    """searched_graphs, drawn once per process for each strategy and settings. A strategy made by a
+    function (``scalar_graphs()``) is told apart by that function and its arguments (its repr); any
+    other is drawn each time."""
+    function = getattr(graphs, "function", None)
+    if function is None:
+        return searched_graphs(graphs, graph_settings)
+    key = (function, repr(graphs), repr(graph_settings))  # the function itself: its id could be reused
     if key not in _SEARCHED:
         _SEARCHED[key] = searched_graphs(graphs, graph_settings)
     return _SEARCHED[key]
