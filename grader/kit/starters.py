@@ -50,12 +50,7 @@ def strip_solutions(source: str, lab: Lab) -> str:
     lines, out, i = source.splitlines(), [], 0
     while i < len(lines):
         if REFERENCE_ONLY.match(lines[i]):
-            i += 1
-            while i < len(lines) and not END_REFERENCE_ONLY.match(lines[i]):
-                i += 1
-            if i == len(lines):
-                raise ValueError("BEGIN REFERENCE ONLY without END REFERENCE ONLY")
-            i += 1
+            i = _past_end(lines, i, END_REFERENCE_ONLY, "BEGIN REFERENCE ONLY without END REFERENCE ONLY")
             continue
         begin = BEGIN.match(lines[i])
         if not begin:
@@ -69,13 +64,18 @@ def strip_solutions(source: str, lab: Lab) -> str:
             raise ValueError(f"line {i + 1}: a solution region must be inside a function")
         message = stub_message(lab, begin["task"], enclosing[-1])
         out.append(f"{begin['indent']}raise NotImplementedError({message!r})")
-        i += 1
-        while i < len(lines) and not END.match(lines[i]):
-            i += 1
-        if i == len(lines):
-            raise ValueError("BEGIN SOLUTION without END SOLUTION")
-        i += 1
+        i = _past_end(lines, i, END, "BEGIN SOLUTION without END SOLUTION")
     return "\n".join(out) + "\n"
+
+
+def _past_end(lines: list[str], begin: int, end: re.Pattern, unterminated: str) -> int:
+    """The index of the line after the first ``end`` line following line ``begin``; ValueError if none."""
+    i = begin + 1
+    while i < len(lines) and not end.match(lines[i]):
+        i += 1
+    if i == len(lines):
+        raise ValueError(unterminated)
+    return i + 1
 
 
 def _split_header(source: str) -> tuple[list[str], str]:
