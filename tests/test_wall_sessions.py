@@ -16,6 +16,7 @@ import pytest
 
 from grader import labs
 from grader.limits import Limits
+from grader.testing import constant
 from grader.verdicts import SubmissionError, WorkerFailure, WorkerTimeout
 from grader.wall import cpus, sandbox
 from grader.wall.proxy import HandedOver
@@ -45,8 +46,18 @@ def raise_here():
     raise ValueError("raised on this line")
 
 
+def scale_in_place(values):
+    values *= 2.0
+
+
+def make_writable(values):
+    values.setflags(write=True)
+
+
 Value.spin_forever = lambda self: spin_forever()
 Value.raise_here = lambda self: raise_here()
+Value.scale_in_place = lambda self, values: scale_in_place(values)
+Value.make_writable = lambda self, values: make_writable(values)
 Value.leave_a_thread = lambda self: leave_a_thread()
 Value.cores = lambda self: sorted(_os.sched_getaffinity(0))
 """
@@ -212,6 +223,24 @@ def test_a_handed_over_array_is_sent_without_waiting_and_its_error_still_reaches
     with pytest.raises(TypeError):
         session.current.sync()
     session.end()
+
+
+def test_a_constant_array_is_sent_without_waiting_and_the_worker_cannot_change_it(session):
+    """grader.testing.constant: a read-only array gives the call nothing to copy back, so it need not
+    wait; the worker's copy is read-only too, as the test's own array would be in-process."""
+    v = session.public("Value")(1.0)
+    mine = np.ones(3)
+    v.scale_in_place(mine)  # a writable array of the test's: the call waits, and what it changed is copied back
+    assert session.current.unsynced == 0 and np.array_equal(mine, [2.0, 2.0, 2.0])
+    weights = constant(np.ones(3))
+    v.scale_in_place(weights)
+    assert session.current.unsynced == 1
+    with pytest.raises(ValueError, match="read-only"):  # the write failed in the worker, at its numpy's word
+        session.current.sync()
+    with pytest.raises(ValueError, match="WRITEABLE"):
+        v.make_writable(weights)
+    session.end()
+    assert np.array_equal(weights, np.ones(3))
 
 
 def test_several_reads_are_one_request_with_each_error_its_own(session):

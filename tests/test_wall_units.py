@@ -6,15 +6,17 @@ import numpy as np
 import pytest
 
 from grader.limits import Limits
+from grader.testing import constant
 from grader.wall import codec
 from grader.wall.proxy import RemoteObject, remote_type_name
 
 
-def roundtrip(value, handle=lambda x: {"H": 7, "t": type(x).__name__}):
+def roundtrip(value, handle=lambda x: {"H": 7, "t": type(x).__name__}, keep_read_only=False):
     encoder = codec.Encoder(handle)
     frame = codec.encode_message({"op": "reply"}, encoder, ok=value)
     message, buffers = codec.unpack(frame)
-    return codec.Decoder(buffers, lambda hid, t: ("handle", hid, t)).value(message["ok"])
+    decoder = codec.Decoder(buffers, lambda hid, t: ("handle", hid, t), keep_read_only=keep_read_only)
+    return decoder.value(message["ok"])
 
 
 def test_values_cross_exactly():
@@ -30,6 +32,24 @@ def test_arrays_cross_as_private_exact_copies():
         back = roundtrip(array)
         assert type(back) is np.ndarray and back.dtype == array.dtype and back.shape == array.shape
         assert back.tobytes() == array.tobytes() and back.flags.writeable
+
+
+def test_a_read_only_array_stays_read_only_for_good_only_on_the_workers_side():
+    """grader.testing.constant: the test's read-only operand cannot be changed in the worker either, by a
+    write or by making it writable again; what the worker sends the trusted side is always a writable copy."""
+    weights = constant(np.arange(6.0).reshape(2, 3))
+    assert not weights.flags.writeable
+    with pytest.raises(ValueError, match="WRITEABLE"):
+        weights.setflags(write=True)
+    in_worker = roundtrip(weights, keep_read_only=True)
+    assert in_worker.tobytes() == weights.tobytes() and in_worker.shape == (2, 3) and not in_worker.flags.writeable
+    with pytest.raises(ValueError, match="read-only"):
+        in_worker *= 2.0
+    with pytest.raises(ValueError, match="WRITEABLE"):
+        in_worker.setflags(write=True)
+    assert roundtrip(weights).flags.writeable  # the trusted side's copies are its own
+    assert roundtrip(np.ones(2), keep_read_only=True).flags.writeable
+    assert roundtrip(constant(np.zeros((0, 3))), keep_read_only=True).shape == (0, 3)
 
 
 def test_objects_that_are_not_data_stay_behind_handles():

@@ -23,7 +23,7 @@ from grader.testing.gradients import (
 )
 from grader.testing.marks import graded, searching
 from grader.testing.numeric import numerical_gradient
-from grader.testing.remote import beside, given, read_many
+from grader.testing.remote import beside, constant, given, read_many
 from grader.testing.spec import SpecScalar, SpecTensor
 
 __all__ = [
@@ -36,6 +36,7 @@ __all__ = [
     "as_shape",
     "check_scalar_gradients",
     "check_tensor_gradients",
+    "constant",
     "expect_close",
     "expect_scalar_gradients",
     "expect_shape",

@@ -32,6 +32,18 @@ def given(array) -> np.ndarray:
     return copy
 
 
+def constant(array) -> np.ndarray:
+    """A read-only copy of ``array``, for an operand the test keeps and reads again that the code
+    under test must never change (the weights a loss multiplies by, say).
+
+    Its bytes are immutable: numpy refuses to make it writable again, so an in-place write to it
+    fails in the code under test, in-process as behind the wall (where the worker's copy is made
+    read-only too). So behind the wall a call passed it has nothing to copy back, and need not wait.
+    """
+    source = np.ascontiguousarray(array)
+    return np.frombuffer(source.tobytes(), dtype=source.dtype).reshape(source.shape)
+
+
 def read_many(pairs) -> list:
     """``[getattr(obj, name) for obj, name in pairs]``; behind the wall, in one round trip."""
     pairs = list(pairs)

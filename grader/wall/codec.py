@@ -9,7 +9,8 @@ Values are JSON, with tagged objects for what JSON lacks:
 
   {"T": [...]} tuple, {"L": [...]} list, {"D": {...}} dict with str keys,
   {"f8": x} numpy float64, {"i8": n} numpy integer, {"b1": b} numpy bool,
-  {"A": i, "s": shape, "d": dtype} an array whose bytes are buffer i,
+  {"A": i, "s": shape, "d": dtype} an array whose bytes are buffer i ("ro": 1 added when the
+      sender's array is read-only: the worker then makes its copy read-only for good),
   {"H": id, "t": type name} a handle to an object that stays on the side that owns it,
   {"C": id} a callable of the trusted side that the worker may call back.
 
@@ -72,7 +73,10 @@ class Encoder:
             return {"i8": int(x)}
         if kind is np.ndarray and x.dtype.str in ARRAY_DTYPES:
             self.buffers.append(np.ascontiguousarray(x).tobytes())
-            return {"A": len(self.buffers) - 1, "s": list(x.shape), "d": x.dtype.str}
+            encoded = {"A": len(self.buffers) - 1, "s": list(x.shape), "d": x.dtype.str}
+            if not x.flags.writeable:
+                encoded["ro"] = 1
+            return encoded
         if self.callback is not None and callable(x) and not hasattr(x, "_labkit_handle"):
             return self.callback(x)
         return self.handle(x)
@@ -99,12 +103,16 @@ def encode_message(message: dict, encoder: Encoder, **values) -> bytes:
 
 
 class Decoder:
-    """Decodes one message's values; ``handle`` and ``callback`` turn references into local objects."""
+    """Decodes one message's values; ``handle`` and ``callback`` turn references into local objects.
 
-    def __init__(self, buffers: list[memoryview], handle, callback=None):
+    ``keep_read_only``: an array sent read-only stays so (the worker's side: the trusted side
+    needs no copy back of what a call could not change); otherwise every array is a writable copy."""
+
+    def __init__(self, buffers: list[memoryview], handle, callback=None, keep_read_only: bool = False):
         self.buffers = buffers
         self.handle = handle
         self.callback = callback
+        self.keep_read_only = keep_read_only
         self.used: set[int] = set()  # each buffer is decoded once: a frame cannot cost more than its size
 
     def value(self, x, depth=0):
@@ -114,7 +122,7 @@ class Decoder:
             return _bounded(x)
         if x is None or type(x) in (bool, float, str):
             return x
-        if type(x) is not dict or len(x) not in (1, 2, 3):
+        if type(x) is not dict or not 1 <= len(x) <= 4:
             raise ProtocolError(f"unexpected value {str(x)[:80]}")
         if "H" in x:  # the most common value: an object that stays where it lives
             return self.handle(_int(x["H"]), str(x.get("t", "object"))[:100])
@@ -155,6 +163,9 @@ class Decoder:
         data = self.buffers[index]
         if len(data) != math.prod(shape) * np.dtype(dtype).itemsize:
             raise ProtocolError("array size does not match its buffer")
+        if self.keep_read_only and x.get("ro") == 1:
+            # Over immutable bytes: numpy refuses to make it writable again (setflags(write=True) raises).
+            return np.frombuffer(bytes(data), dtype=dtype).reshape(shape)
         return np.frombuffer(data, dtype=dtype).reshape(shape).copy()  # a private, writable, exact copy
 
 

@@ -521,6 +521,11 @@ def _move_cpu_limit(usage, seconds) -> bool:
     return True
 
 
+def _may_change(x) -> bool:
+    """Whether a call could change argument ``x`` in place (a read-only array it cannot)."""
+    return type(x) is list or (type(x) is np.ndarray and x.flags.writeable)
+
+
 def _snapshot(x):
     """A copy of a list or array argument, deep enough to see what a call changes in place
     (arrays inside a list included: gradcheck(f, [x]) that perturbs x and forgets to restore it)."""
@@ -588,7 +593,7 @@ class Server:
         return call_trusted
 
     def decoder(self, buffers):
-        return codec.Decoder(buffers, self.lookup, self.callback_stub)
+        return codec.Decoder(buffers, self.lookup, self.callback_stub, keep_read_only=True)
 
     # the protocol ----------------------------------------------------------------------
     def register_public(self, module, names):
@@ -741,7 +746,7 @@ class Server:
             # Numbers are the common arguments: only the rest goes through the decoder.
             args = [a if type(a) is float else value(a) for a in message["args"]] if "args" in message else ()
             kwargs = {k: value(v) for k, v in message["kwargs"].items()} if "kwargs" in message else {}
-            mutable = [(i, a, _snapshot(a)) for i, a in enumerate(args) if type(a) in (list, np.ndarray)]
+            mutable = [(i, a, _snapshot(a)) for i, a in enumerate(args) if _may_change(a)]
             result = function(*args, **kwargs)
             # The caller's lists and arrays were copies: send back what the call changed in them.
             self.mutated = {str(i): a for i, a, before in mutable if _changed(a, before)}

@@ -22,12 +22,14 @@ from grader.testing import (
     beside,
     check_scalar_gradients,
     check_tensor_gradients,
+    constant,
     expect_close,
     expect_scalar_gradients,
     expect_shape,
     expect_tensor_gradients,
     explained_errors,
     fail,
+    given,
     graded,
     raises,
     searching,
@@ -312,7 +314,7 @@ def test_backward_with_explicit_seed():
 
 def weighted(out, seed=7):
     """out * fixed weights, summed: a scalar whose gradient differs entry by entry, so wrong axes show."""
-    weights = np.random.default_rng(seed).normal(size=as_shape(out.shape, "the result's .shape"))
+    weights = constant(np.random.default_rng(seed).normal(size=as_shape(out.shape, "the result's .shape")))
     return (out * weights).sum()
 
 
@@ -663,7 +665,7 @@ def test_gradcheck_accepts_correct_gradients():
 def test_gradcheck_rejects_a_noop_backward_rule():
     # Tensor(a.data * 3.0) computes the right forward value but passes no gradient back to a.
     def detached_triple(a):
-        return lab.Tensor(as_array(a.data, "a.data") * 3.0).sum()
+        return lab.Tensor(given(as_array(a.data, "a.data") * 3.0)).sum()
 
     if not issubclass(lab.GradcheckError, AssertionError):
         fail("GradcheckError must subclass AssertionError")
@@ -698,7 +700,7 @@ def test_gradcheck_leaves_inputs_untouched():
 def test_numerical_grad_agrees_with_your_engine():
     x = normal(2, 3)
     got = as_array(
-        lab.numerical_grad(lambda v: float(as_array((lab.Tensor(v) ** 2).sum().data, "the loss's .data")), x),
+        lab.numerical_grad(lambda v: float(as_array((lab.Tensor(given(v)) ** 2).sum().data, "the loss's .data")), x),
         "numerical_grad's result",
     )
     expect_close(got, 2 * x, "numerical_grad of sum(x**2)", atol=1e-6, rtol=1e-6)

@@ -22,11 +22,13 @@ from grader.testing import (
     as_shape,
     check_scalar_gradients,
     check_tensor_gradients,
+    constant,
     expect_close,
     expect_scalar_gradients,
     expect_shape,
     expect_tensor_gradients,
     fail,
+    given,
     graded,
     raises,
 )
@@ -61,14 +63,10 @@ def weighted(out, seed=101):
 
 
 @functools.cache
-def _draw_weights(seed, shape):
-    return np.random.default_rng(seed).normal(size=shape)
-
-
 def _weights(seed, shape):
-    """weighted's weights, drawn once per seed and shape (the checker evaluates a case many times), and a
-    fresh copy each time."""
-    return _draw_weights(seed, shape).copy()
+    """weighted's weights, drawn once per seed and shape (the checker evaluates a case many times): read-only,
+    so no code under test can change them for the next evaluation."""
+    return constant(np.random.default_rng(seed).normal(size=shape))
 
 
 def value_grads(*values):
@@ -390,7 +388,7 @@ def test_hidden_tensor_backward_seeds_and_repeated_calls():
     "with keepdims, *, sum) is wrong; the Tensor tests isolate each one",
 )
 def test_hidden_gradcheck_on_other_functions():
-    w = normal(2, 2, 1, seed=61)
+    w = constant(normal(2, 2, 1, seed=61))
 
     def f(a, b):
         return ((a @ b).tanh().mean(axis=-1, keepdims=True) * w).sum()
@@ -400,7 +398,7 @@ def test_hidden_gradcheck_on_other_functions():
     lab.gradcheck(f, inputs)  # the engine is right, and gradcheck agrees
 
     def detached_exp(a):  # the right forward value, and no gradient back to a
-        return lab.Tensor(np.exp(as_array(a.data, "a.data"))).sum()
+        return lab.Tensor(given(np.exp(as_array(a.data, "a.data")))).sum()
 
     with raises(lab.GradcheckError, "gradcheck on exp computed outside the graph (no gradient reaches a)"):
         lab.gradcheck(detached_exp, [normal(3, 2, seed=64)])
