@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from bench.batch import bench_batch
+from bench.breakdown import bench_breakdown
 from bench.engine import bench_backward, bench_engine
 from bench.scale import bench_scale
 from bench.targets import check, table
@@ -180,6 +181,7 @@ SUITES = {
     "wall": bench_wall,
     "engine": bench_engine,
     "backward": bench_backward,
+    "breakdown": bench_breakdown,
     "batch": bench_batch,
     "scale": bench_scale,
 }

@@ -15,6 +15,8 @@ PROGRESS_ENV = "LABKIT_PROGRESS"  # the file the session streams its progress to
 QUEUE_ENV = "LABKIT_QUEUE"  # a JSON file listing the submissions one pytest session grades in turn
 SANDBOX_LEVEL_ENV = "LABKIT_SANDBOX_LEVEL"  # the sandbox level the grader chose (grader.wall.sandbox.level)
 TASK_ENV = "LABKIT_TASK"  # the one task a run grades (`grader run --task`); the others' tests are deselected
+# Not a run's order: set by `make bench` for every process it starts (grader.wall.profile).
+WALL_PROFILE_ENV = "LABKIT_WALL_PROFILE"  # a file each wall session appends where its time went to
 
 RUN_ENV = frozenset(
     {

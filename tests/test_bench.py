@@ -6,6 +6,7 @@ import json
 import pytest
 
 from bench import batch as bench_batch
+from bench import breakdown as bench_breakdown
 from bench import engine as bench_engine
 from bench import scale as bench_scale
 from bench import suite as bench
@@ -80,6 +81,20 @@ def test_the_hidden_tests_cost_is_a_ratio_of_the_same_class_graded_with_and_with
         assert len(reports) == 2, name
         for report in reports:
             assert {t["tier"] for t in json.loads(report.read_text())["tests"]} == tiers, name
+
+
+def test_the_breakdown_counts_each_round_trip_and_charges_the_workers_time_once():
+    """Two reference students behind the wall, profiled: every round trip has a kind, and the worker's
+    CPU time is the sum of its kinds of work (each moment charged once, a callback's wait as reading)."""
+    figures = bench_breakdown.bench_breakdown(1, students=2)["ch06/reference"]
+    assert figures["students"] == 2 and figures["in_process_s"] > 0 and figures["behind_the_wall_s"] > 0
+    kinds = {k: v for k, v in figures.items() if k.startswith("round_trips_")}
+    assert sum(kinds.values()) == figures["round_trips"] < figures["requests"]
+    assert figures["round_trips_hello"] >= 80  # one at each end of a test the child serves past: ch06 has 90
+    assert figures["round_trips_callback"] > 0 and figures["round_trips_read"] > 0  # gradcheck calls f back
+    parts = sum(figures[f"worker_{k}_s"] for k in ("starting", "running", "reading", "writing", "handling"))
+    assert parts == pytest.approx(figures["worker_cpu_s"], abs=2e-3)
+    assert figures["worker_running_s"] > figures["worker_handling_s"] > 0 and figures["trusted_cpu_s"] > 0
 
 
 def test_the_similarity_figure_compares_the_generated_class(tmp_path):

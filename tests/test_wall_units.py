@@ -7,7 +7,7 @@ import pytest
 
 from grader.limits import Limits
 from grader.testing import constant
-from grader.wall import codec
+from grader.wall import codec, profile
 from grader.wall.proxy import RemoteObject, remote_type_name
 
 
@@ -109,3 +109,22 @@ def test_limits_from_lab_metadata():
     limits = Limits.from_lab({"test_seconds": 4.0, "memory_mb": 256.0, "run_seconds": 30})
     assert limits.test_seconds == 4.0 and limits.cpu_seconds == 4 and limits.memory_mb == 256
     assert isinstance(limits.memory_mb, int) and isinstance(limits.cpu_seconds, int)
+
+
+def test_a_profile_keeps_only_the_costs_a_child_could_have_spent():
+    """What a child reports in its hello is a claim: a cost that is no finite number of seconds from 0
+    to a day is dropped, and only the latest report of each child counts."""
+    tally = profile.Tally()
+    tally.request("getattr", True)
+    tally.request("method", False)
+    tally.request("getattrs", True)
+    tally.callback()
+    honest = {"starting": 0.01, "running": 0.5, "reading": 0.1, "writing": 0.05, "handling": 0.02, "cpu": 0.68}
+    tally.hello("l1t1", {"costs": dict(honest, running=0.1)}, waited=True)
+    tally.hello("l1t1", {"costs": honest}, waited=True)
+    forged = {"running": -1.0, "reading": math.inf, "writing": "0.1", "handling": 1e9, "cpu": True, "x": 1.0}
+    tally.hello("l1t2", {"costs": {**forged, "starting": 0.5}}, waited=False)
+    tally.hello("l1t3", {"costs": [1.0]}, waited=False)
+    figures = tally.as_dict("s.py")
+    assert figures["requests"] == 3 and figures["round_trips"] == {"read": 2, "callback": 1, "hello": 2}
+    assert figures["children"] == 2 and figures["worker_s"] == {**honest, "starting": 0.51}

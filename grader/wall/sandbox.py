@@ -39,7 +39,7 @@ from pathlib import Path
 from grader.grading import scratch as scratch_folders
 from grader.labs import KIT_ROOT
 from grader.limits import Limits
-from grader.wall import bubblewrap, syscalls, uids
+from grader.wall import bubblewrap, profile, syscalls, uids
 
 WALL_DIR = Path(__file__).resolve().parent
 SANDBOX_ENV = "LABKIT_SANDBOX"  # auto (default), bubblewrap, unprivileged-user or none
@@ -320,6 +320,7 @@ def start(
             "helpers": {Path(name).stem: (lab.folder / name).read_text(encoding="utf-8") for name in lab.helpers},
             "allowed_imports": list(lab.allowed_imports),
             "python_guards": python_guards,
+            "profile": profile.destination() is not None,  # its children say where their time went
             "writable": bubblewrap.SANDBOX_DIR if chosen == "bubblewrap" else None,
             "read_roots": sys_path,
             "memory_bytes": limits.memory_mb * 1024 * 1024,

@@ -30,7 +30,7 @@ import numpy as np
 from grader import intake, verdicts
 from grader.limits import Limits
 from grader.verdicts import SubmissionError, WorkerCrashed, WorkerFailure, WorkerTimeout
-from grader.wall import codec, sandbox
+from grader.wall import codec, profile, sandbox
 from grader.wall.proxy import HandedOver, RemoteMethod, RemoteObject, channel_of, handle_of, type_of
 
 PIPE_SIZE = 1 << 20
@@ -65,6 +65,7 @@ class Channel:
     def __init__(self, session: WallSession, test: str, read_fd: int, write_fd: int):
         self.session = session
         self.test = test
+        self.tally = session.tally  # None unless make bench profiles (grader.wall.profile)
         self.read_fd, self.write_fd = read_fd, write_fd
         self.public_count = len(session.lab.public)
         self.next_id = self.public_count + 1
@@ -238,6 +239,8 @@ class Channel:
         # A request passing one of the test's functions waits too: the worker may call it back.
         wait = result == "value" or mutable or len(self.callbacks) > registered
         self.last = (op, target, name)
+        if self.tally is not None:
+            self.tally.request(op, wait)
         if not wait:
             message["sync"] = False
             self.unsynced += 1
@@ -299,6 +302,8 @@ class Channel:
             self._fail_protocol(f"an unexpected {str(op)[:40]!r} message")
 
     def _answer_callback(self, message, decoder):
+        if self.tally is not None:
+            self.tally.callback()
         fn = self.callbacks.get(message.get("cb"))
         args = decoder.value(message.get("args", {"L": []}))  # malformed: a protocol error, raised as such
         kwargs = decoder.value(message.get("kwargs", {"D": {}}))
@@ -350,6 +355,8 @@ class Channel:
             return []
         message = {"op": "getattrs", "id": self.next_id, "pairs": [[self._handle_of(o), str(n)] for o, n in pairs]}
         self.next_id += 1
+        if self.tally is not None:
+            self.tally.request("getattrs", True)
         if self.released:
             message["rel"], self.released = self.released, []
         self.last = ("getattr", pairs[0][0], pairs[0][1])
@@ -491,6 +498,7 @@ class WallSession:
         self.box = box if box is not None else sandbox.start(lab, limits)
         self.load = self.box.load(submission)
         self.learned: dict = {}
+        self.tally = profile.Tally() if profile.destination() is not None else None
         self.broken: SubmissionError | None = None
         self.line_count: int | None = None  # the file's lines, to check a line the worker names against
         try:  # the file as every way in reads it: one the kit refuses never runs, whatever the compiler allows
@@ -612,6 +620,8 @@ class WallSession:
             hello, _ = channel._read_frame()
         except WorkerFailure:
             return None
+        if self.tally is not None:
+            self.tally.hello(channel.test, hello, waited=True)
         fit = hello.get("op") == "hello" and hello.get("fit") is True
         if fit and _valid_names(hello.get("names"), self.lab.public):
             channel.hello = hello
@@ -640,6 +650,8 @@ class WallSession:
         except WorkerCrashed as exc:
             self.broken = verdicts.import_stopped_worker(self.submission.name, exc.message)
             raise self.broken from None
+        if self.tally is not None:
+            self.tally.hello(channel.test, hello, waited=False)  # it came while earlier tests ran
         if type(hello.get("import_error")) is dict:
             error = hello["import_error"]
             kind, what = str(error.get("type", "Exception")), str(error.get("message", ""))
@@ -666,6 +678,8 @@ class WallSession:
             self.spares.append(self._fork())
 
     def close(self) -> None:
+        if self.tally is not None:
+            self._write_profile()
         for channel in (self.current, self.following, *self.spares):
             if channel is not None:
                 channel.close_fds()
@@ -681,6 +695,15 @@ class WallSession:
                 self.box.forget_folder()
                 return
         self.box.close()
+
+    def _write_profile(self) -> None:
+        """Append this submission's profile (grader.wall.profile), with the costs its last child
+        reported after the last test (the hello that child owes)."""
+        if self.following is not None:
+            self.following = self._take_following()  # closed with the others
+        path = profile.destination()
+        if path is not None:
+            self.tally.write(path, self.submission.name)
 
     # -- names and exceptions ------------------------------------------------------------
     def public(self, name: str):

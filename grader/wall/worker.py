@@ -28,6 +28,7 @@ import select
 import signal
 import socket
 import sys
+import time
 import traceback
 import types
 
@@ -313,7 +314,8 @@ def child_main(config, code, rfd, wfd, workdir):
     # Python's own streams, on the redirected descriptors (they live as long as the child).
     sys.stdout = open(1, "w", closefd=False, buffering=1)  # noqa: SIM115
     sys.stderr = open(2, "w", closefd=False, buffering=1)  # noqa: SIM115
-    server = Server(rfd, wfd, config, os.path.join(os.path.realpath(workdir), "output.log"))
+    serving = ProfilingServer if config.get("profile") is True else Server  # make bench's breakdown only
+    server = serving(rfd, wfd, config, os.path.join(os.path.realpath(workdir), "output.log"))
     module = types.ModuleType(config["module"])
     module.__file__ = os.path.abspath(config["display_path"])
     sys.modules[config["module"]] = module
@@ -672,10 +674,13 @@ class Server:
 
         The replies to the previous frame's requests go out first, in one write."""
         self.flush()
-        frame, buffers = self.reader.next()
+        frame, buffers = self.next_frame()
         decoder = self.decoder(buffers)
         for message in frame.get("batch", (frame,)):
             yield message, decoder
+
+    def next_frame(self):
+        return self.reader.next()
 
     def wait_for_reply(self):
         """Serve nested requests until the trusted side answers a callback."""
@@ -774,3 +779,50 @@ class Server:
         if op == "isinstance":
             return isinstance(decoder.value(message["value"]), target)
         raise ValueError(f"labkit: unknown operation {op!r}")
+
+
+class ProfilingServer(Server):
+    """A Server that also says where its CPU time went, in each hello (LABKIT_WALL_PROFILE: make
+    bench's breakdown). Each moment is charged to one kind of work, the innermost: a callback's wait
+    inside a call is reading, not running.
+
+    - starting: the child's CPU before it served (the fork's copied pages, the submission's import);
+    - running: the requests' own work (the submission's code, the lab's loops beside it);
+    - reading and writing: the reads and writes of frames, most of it the switches to and from the
+      trusted side that each blocking read and each write that wakes it costs;
+    - handling: the rest (decoding, dispatching, encoding replies, the end of a test).
+    """
+
+    def __init__(self, *args):
+        super().__init__(*args)
+        self.mark = time.process_time()
+        self.costs = {"starting": self.mark, "running": 0.0, "reading": 0.0, "writing": 0.0, "handling": 0.0}
+        self.doing = "handling"
+
+    def _charged(self, kind, work, *args):
+        now = time.process_time()
+        self.costs[self.doing] += now - self.mark
+        self.mark, outer, self.doing = now, self.doing, kind
+        try:
+            return work(*args)
+        finally:
+            now = time.process_time()
+            self.costs[kind] += now - self.mark
+            self.mark, self.doing = now, outer
+
+    def dispatch(self, message, decoder):
+        return self._charged("running", super().dispatch, message, decoder)
+
+    def next_frame(self):
+        return self._charged("reading", super().next_frame)
+
+    def flush(self):
+        self._charged("writing", super().flush)
+
+    def next_test(self):
+        described = super().next_test()
+        now = time.process_time()
+        self.costs[self.doing] += now - self.mark
+        self.mark = now
+        described["costs"] = dict(self.costs, cpu=now)
+        return described

@@ -1,0 +1,77 @@
+"""The breakdown suite of `make bench`: where one honest student's time goes behind the wall.
+
+The ch06 reference, graded as a batch's chunk grades it (one pytest session, its worker on one
+core), in-process and behind the wall in turns; behind the wall with LABKIT_WALL_PROFILE set, so
+that each wall session counts its round trips by kind and its worker's children say where their
+CPU time went (grader.wall.profile).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+from grader import labs
+from grader.env import WALL_PROFILE_ENV
+from grader.kit import starters
+from grader.wall import profile
+
+STUDENTS = 10  # copies of the reference in one chunk: the chunk's start is shared, as in a batch
+
+
+def bench_breakdown(repeat: int, students: int = STUDENTS) -> dict:
+    """Per student: the time in-process and behind the wall (medians of ``repeat`` rounds, the two
+    modes in turns), the requests and round trips behind the wall, the pytest process's CPU time
+    and the worker's, by kind of work (grader.wall.worker.ProfilingServer)."""
+    from grader.grading import runner
+    from grader.implementation import Implementation
+    from grader.wall import cpus
+
+    lab = labs.get("ch06")
+    core = cpus.running_on()
+    times: dict[str, list[float]] = {"in-process": [], "worker": []}
+    with tempfile.TemporaryDirectory(prefix="labkit-bench-breakdown-") as tmp:
+        reference = Path(tmp) / "reference.py"
+        reference.write_text(starters.assemble(lab, strip=False), encoding="utf-8")
+        chunk = [Implementation("submission", reference)] * students
+        profiles = Path(tmp) / "profiles.jsonl"
+        for _ in range(repeat):
+            for isolation in times:
+                if isolation == "worker":
+                    os.environ[WALL_PROFILE_ENV] = str(profiles)
+                try:
+                    started = time.perf_counter()
+                    runs = runner.run_many(lab, chunk, isolation=isolation, cpu=core)
+                    times[isolation].append((time.perf_counter() - started) / students)
+                finally:
+                    os.environ.pop(WALL_PROFILE_ENV, None)
+                if any(r.outcome != "passed" for run in runs for r in run.results):
+                    raise RuntimeError(f"the reference lost points {isolation}: its times are no figure")
+        measured = [json.loads(line) for line in profiles.read_text(encoding="utf-8").splitlines()]
+    return {"ch06/reference": summarize(measured, times)}
+
+
+def summarize(measured: list[dict], times: dict[str, list[float]]) -> dict:
+    """Per student: the medians of the rounds' times, the means of the wall sessions' profiles."""
+    n = len(measured)
+    round_trips, worker = Counter(), Counter()
+    for one in measured:
+        round_trips.update(one["round_trips"])
+        worker.update(one["worker_s"])
+    in_process, walled = statistics.median(times["in-process"]), statistics.median(times["worker"])
+    return {
+        "students": n,
+        "in_process_s": round(in_process, 4),
+        "behind_the_wall_s": round(walled, 4),
+        "ratio": round(walled / in_process, 2),
+        "requests": round(sum(one["requests"] for one in measured) / n),
+        "round_trips": round(sum(round_trips.values()) / n),
+        **{f"round_trips_{kind}": round(count / n) for kind, count in sorted(round_trips.items())},
+        "trusted_cpu_s": round(sum(one["trusted_cpu_s"] for one in measured) / n, 4),
+        **{f"worker_{kind}_s": round(worker[kind] / n, 4) for kind in profile.WORKER_COSTS},
+    }
