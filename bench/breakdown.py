@@ -53,11 +53,12 @@ def bench_breakdown(repeat: int, students: int = STUDENTS) -> dict:
                 if any(r.outcome != "passed" for run in runs for r in run.results):
                     raise RuntimeError(f"the reference lost points {isolation}: its times are no figure")
         measured = [json.loads(line) for line in profiles.read_text(encoding="utf-8").splitlines()]
-    return {"ch06/reference": summarize(measured, times)}
+    return {"ch06/reference": summarize(measured, times, students)}
 
 
-def summarize(measured: list[dict], times: dict[str, list[float]]) -> dict:
-    """Per student: the medians of the rounds' times, the means of the wall sessions' profiles."""
+def summarize(measured: list[dict], times: dict[str, list[float]], students: int) -> dict:
+    """Per student: the medians of the rounds' times, the means of the wall sessions' profiles (one
+    per student and round)."""
     n = len(measured)
     round_trips, worker = Counter(), Counter()
     for one in measured:
@@ -65,7 +66,8 @@ def summarize(measured: list[dict], times: dict[str, list[float]]) -> dict:
         worker.update(one["worker_s"])
     in_process, walled = statistics.median(times["in-process"]), statistics.median(times["worker"])
     return {
-        "students": n,
+        "students": students,
+        "rounds": len(times["worker"]),
         "in_process_s": round(in_process, 4),
         "behind_the_wall_s": round(walled, 4),
         "ratio": round(walled / in_process, 2),

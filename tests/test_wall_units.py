@@ -1,6 +1,7 @@
 """The wall's parts on their own: the codec, the proxies, the sandbox's limits (the static scan: test_scan.py)."""
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -114,7 +115,7 @@ def test_limits_from_lab_metadata():
 def test_a_profile_keeps_only_the_costs_a_child_could_have_spent():
     """What a child reports in its hello is a claim: a cost that is no finite number of seconds from 0
     to a day is dropped, and only the latest report of each child counts."""
-    tally = profile.Tally()
+    tally = profile.Tally(Path("unused.jsonl"))
     tally.request("getattr", True)
     tally.request("method", False)
     tally.request("getattrs", True)

@@ -34,9 +34,11 @@ def destination() -> Path | None:
 
 
 class Tally:
-    """One submission's requests and round trips, its worker children's costs, its trusted CPU time."""
+    """One submission's requests and round trips, its worker children's costs, its trusted CPU time,
+    to be appended to ``path``."""
 
-    def __init__(self):
+    def __init__(self, path: Path):
+        self.path = path
         self.requests = 0
         self.round_trips: Counter[str] = Counter()
         self.children: dict[str, dict[str, float]] = {}  # the latest costs each child reported
@@ -74,8 +76,8 @@ class Tally:
             "trusted_cpu_s": round(time.process_time() - self.cpu_started, 6),
         }
 
-    def write(self, path: Path, submission: str) -> None:
-        with path.open("a", encoding="utf-8") as out:
+    def write(self, submission: str) -> None:
+        with self.path.open("a", encoding="utf-8") as out:
             out.write(json.dumps(self.as_dict(submission)) + "\n")
 
 

@@ -229,9 +229,8 @@ class Channel:
             encoder = codec.Encoder(self._encode_handle, self._encode_callback, self.outbox_buffers)
             if args:
                 message["args"] = [self._encode_argument(a, encoder) for a in args]
-                # What a call changes in a list or a writable array it was given is copied back: it
-                # waits. A read-only array (grader.testing.constant) stays read-only in the worker.
-                mutable = any(type(a) is list or (type(a) is np.ndarray and a.flags.writeable) for a in args)
+                # What a call changes in a list or a writable array it was given is copied back: it waits.
+                mutable = any(codec.may_change(a) for a in args)
             if kwargs:
                 message["kwargs"] = {str(k): encoder.value(v) for k, v in kwargs.items()}
             for key, value in values.items():
@@ -498,7 +497,8 @@ class WallSession:
         self.box = box if box is not None else sandbox.start(lab, limits)
         self.load = self.box.load(submission)
         self.learned: dict = {}
-        self.tally = profile.Tally() if profile.destination() is not None else None
+        destination = profile.destination()
+        self.tally = profile.Tally(destination) if destination is not None else None
         self.broken: SubmissionError | None = None
         self.line_count: int | None = None  # the file's lines, to check a line the worker names against
         try:  # the file as every way in reads it: one the kit refuses never runs, whatever the compiler allows
@@ -701,9 +701,7 @@ class WallSession:
         reported after the last test (the hello that child owes)."""
         if self.following is not None:
             self.following = self._take_following()  # closed with the others
-        path = profile.destination()
-        if path is not None:
-            self.tally.write(path, self.submission.name)
+        self.tally.write(self.submission.name)
 
     # -- names and exceptions ------------------------------------------------------------
     def public(self, name: str):

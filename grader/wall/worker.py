@@ -523,11 +523,6 @@ def _move_cpu_limit(usage, seconds) -> bool:
     return True
 
 
-def _may_change(x) -> bool:
-    """Whether a call could change argument ``x`` in place (a read-only array it cannot)."""
-    return type(x) is list or (type(x) is np.ndarray and x.flags.writeable)
-
-
 def _snapshot(x):
     """A copy of a list or array argument, deep enough to see what a call changes in place
     (arrays inside a list included: gradcheck(f, [x]) that perturbs x and forgets to restore it)."""
@@ -751,7 +746,7 @@ class Server:
             # Numbers are the common arguments: only the rest goes through the decoder.
             args = [a if type(a) is float else value(a) for a in message["args"]] if "args" in message else ()
             kwargs = {k: value(v) for k, v in message["kwargs"].items()} if "kwargs" in message else {}
-            mutable = [(i, a, _snapshot(a)) for i, a in enumerate(args) if _may_change(a)]
+            mutable = [(i, a, _snapshot(a)) for i, a in enumerate(args) if codec.may_change(a)]
             result = function(*args, **kwargs)
             # The caller's lists and arrays were copies: send back what the call changed in them.
             self.mutated = {str(i): a for i, a, before in mutable if _changed(a, before)}
@@ -799,16 +794,21 @@ class ProfilingServer(Server):
         self.costs = {"starting": self.mark, "running": 0.0, "reading": 0.0, "writing": 0.0, "handling": 0.0}
         self.doing = "handling"
 
-    def _charged(self, kind, work, *args):
+    def _charge_so_far(self) -> float:
+        """Charge the time since the last mark to the work being done; the time now."""
         now = time.process_time()
         self.costs[self.doing] += now - self.mark
-        self.mark, outer, self.doing = now, self.doing, kind
+        self.mark = now
+        return now
+
+    def _charged(self, kind, work, *args):
+        self._charge_so_far()
+        outer, self.doing = self.doing, kind
         try:
             return work(*args)
         finally:
-            now = time.process_time()
-            self.costs[kind] += now - self.mark
-            self.mark, self.doing = now, outer
+            self._charge_so_far()
+            self.doing = outer
 
     def dispatch(self, message, decoder):
         return self._charged("running", super().dispatch, message, decoder)
@@ -821,8 +821,5 @@ class ProfilingServer(Server):
 
     def next_test(self):
         described = super().next_test()
-        now = time.process_time()
-        self.costs[self.doing] += now - self.mark
-        self.mark = now
-        described["costs"] = dict(self.costs, cpu=now)
+        described["costs"] = dict(self.costs, cpu=self._charge_so_far())
         return described
