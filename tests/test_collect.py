@@ -549,6 +549,32 @@ def test_an_interrupted_collection_records_nothing_and_leaves_no_git_running(tmp
     assert not [pid for pid in started if _alive(pid)]
 
 
+def test_a_git_command_started_as_the_collection_is_interrupted_is_killed_too(tmp_path, monkeypatch):
+    # The interrupt lands after a collecting thread found the collection running and before the git it
+    # then starts is registered: stop_all cannot see that git, which must still not outlive the run.
+    pids = tmp_path / "pids"
+    pids.mkdir()
+    ssh = tmp_path / "slow-ssh"
+    ssh.write_text(f"#!/bin/sh\necho $$ > {pids}/$$\nexec sleep 60\n")
+    ssh.chmod(0o755)
+    monkeypatch.setenv("GIT_SSH_COMMAND", str(ssh))
+    stop = threading.Event()
+    fork = git.Fork("ssh://git@example.org/amy.git", tmp_path / "clone", timeout=30, stop=stop)
+    start = subprocess.Popen
+
+    def interrupted_meanwhile(*args, **kwargs):
+        stop.set()
+        git.stop_all()
+        return start(*args, **kwargs)
+
+    monkeypatch.setattr(git.subprocess, "Popen", interrupted_meanwhile)
+    started = time.monotonic()
+    with pytest.raises(git.GitError, match="interrupted"):
+        fork.clone()
+    assert time.monotonic() - started < 10  # not the 30 s of the fork's time limit
+    assert not [pid.name for pid in pids.iterdir() if _alive(pid.name)]
+
+
 # -- collect, then batch ------------------------------------------------------------------------------
 
 

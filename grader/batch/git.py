@@ -137,6 +137,11 @@ class Fork:
             )
             with _running_lock:
                 _running.add(process)
+                # Interrupted since the check above: stop_all ran before this git was registered and
+                # could not kill it (stop is set before stop_all runs, so one of the two sees it).
+                interrupted = self.stop.is_set()
+            if interrupted:
+                _kill_group(process)
             timed_out = threading.Event()
 
             def kill() -> None:
@@ -159,6 +164,8 @@ class Fork:
                     process.wait()
                 with _running_lock:
                     _running.discard(process)
+            if interrupted:
+                raise GitError("the collection was interrupted")
             if timed_out.is_set():
                 raise GitError(f"git took longer than {self.timeout:g} s for this fork")
             if status != 0 and check:
