@@ -85,8 +85,10 @@ def test_the_hidden_tests_cost_is_a_ratio_of_the_same_class_graded_with_and_with
 
 def test_the_breakdown_counts_each_round_trip_and_charges_the_workers_time_once():
     """Two reference students behind the wall, profiled: every round trip has a kind, and the worker's
-    CPU time is the sum of its kinds of work (each moment charged once, a callback's wait as reading)."""
-    figures = bench_breakdown.bench_breakdown(1, students=2)["ch06/reference"]
+    CPU time is the sum of its kinds of work (each moment charged once, a callback's wait as reading);
+    and one round trip's cost, through bare pipes and through the wall."""
+    results = bench_breakdown.bench_breakdown(1, students=2)
+    figures = results["ch06/reference"]
     assert figures["students"] == 2 and figures["in_process_s"] > 0 and figures["behind_the_wall_s"] > 0
     kinds = {k: v for k, v in figures.items() if k.startswith("round_trips_")}
     assert sum(kinds.values()) == figures["round_trips"] < figures["requests"]
@@ -95,6 +97,9 @@ def test_the_breakdown_counts_each_round_trip_and_charges_the_workers_time_once(
     parts = sum(figures[f"worker_{k}_s"] for k in ("starting", "running", "reading", "writing", "handling"))
     assert parts == pytest.approx(figures["worker_cpu_s"], abs=2e-3)
     assert figures["worker_running_s"] > figures["worker_handling_s"] > 0 and figures["trusted_cpu_s"] > 0
+    # A round trip through the wall does what one through bare pipes does, and both sides' protocol besides.
+    floor = results["round_trip"]
+    assert 0 < floor["pipes_us"] < floor["wall_us"]
 
 
 def test_the_similarity_figure_compares_the_generated_class(tmp_path):
