@@ -127,6 +127,8 @@ def _decode(data: bytes, name: str) -> str:
         if codecs.lookup(encoding).name in ("utf-8", "utf-8-sig"):
             raise verdicts.not_utf8(name, exc.object[exc.start], line) from None
         raise verdicts.not_declared_encoding(name, encoding, exc.object[exc.start], line) from None
+    except (LookupError, UnicodeError):  # a codec that is not a text encoding (rot13, hex) or fails on any text
+        raise verdicts.unusable_declaration(name, f"encoding problem: {encoding}") from None
     return importlib.util.decode_source(data)
 
 

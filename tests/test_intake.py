@@ -61,6 +61,15 @@ ENCODINGS = {
         "a.py has an encoding declaration Python cannot use (encoding problem: utf-8): "
         "save it as UTF-8 and remove the declaration",
     ),
+    # Codecs Python knows that are not text encodings, or that fail on any source.
+    **{
+        f"declared-{codec}": (
+            f"# -*- coding: {codec} -*-\nx = 1\n".encode(),
+            f"a.py has an encoding declaration Python cannot use (encoding problem: {codec}): "
+            "save it as UTF-8 and remove the declaration",
+        )
+        for codec in ("rot13", "hex", "base64", "zlib", "uu", "undefined", "punycode")
+    },
 }
 
 
