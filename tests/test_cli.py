@@ -130,7 +130,8 @@ def grade_file(tmp_path, name, source, *extra):
 
 
 # Broken at import: every test errors with one message; behind the wall (the default for a
-# submission) and in-process alike, with what each mode says about the cause.
+# submission) and in-process alike, with what each mode says about the cause (the same, unless a
+# second message is given for behind the wall).
 BROKEN = {
     "syntax_error.py": ("class Value:\n    def __init__(self, data)\n        pass\n", "SyntaxError at line 2", None),
     "exits.py": ("import numpy as np\nexit(0)\n", "called exit() while being imported", None),
@@ -140,10 +141,16 @@ BROKEN = {
         "empty.py is empty (0 bytes): save your code in it",
         None,
     ),  # as the batch words it (grader.intake)
+    # The lab's allow-list, in both modes: what is refused is refused before Python looks for it.
     "missing_module.py": (
         "import torch_but_not_installed\n",
-        "ModuleNotFoundError at line 1",
         "ImportError at line 1: labkit: this lab does not allow importing 'torch_but_not_installed'",
+        None,
+    ),
+    "not_allowed.py": (
+        "import numpy as np\nfrom collections import defaultdict\n",
+        "ImportError at line 2: labkit: this lab does not allow importing 'collections' (allowed: math, numpy)",
+        None,
     ),
 }
 
@@ -180,9 +187,10 @@ def test_submission_missing_one_name_loses_only_what_needs_it(tmp_path):
 
 def test_crash_and_hang_in_one_operation_cost_only_their_tests(tmp_path, monkeypatch):
     source = reference_source("ch06")
-    source = source.replace('out = Value(math.log(self.data), (self,), "log")', "import os; os._exit(3)").replace(
-        'out = Value(math.exp(self.data), (self,), "exp")', "while True: pass"
-    )
+    # The process ends as os._exit(3) would end it, without an import the lab's allow-list refuses.
+    source = source.replace(
+        'out = Value(math.log(self.data), (self,), "log")', "np.ctypeslib.ctypes.CDLL(None)._exit(3)"
+    ).replace('out = Value(math.exp(self.data), (self,), "exp")', "while True: pass")
     monkeypatch.setitem(labs.get("ch06").limits, "test_seconds", 3)
     result, report = grade_file(tmp_path, "crash_and_hang.py", source, "--isolation", "in-process")
     outcomes = {t["id"]: t["outcome"] for t in report["tests"]}

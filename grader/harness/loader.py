@@ -3,11 +3,13 @@
 Loading is lazy and its failure is a verdict: a file that does not import makes every
 test fail with one message naming the cause and the line, instead of breaking collection.
 The file is read through grader.intake, as every way in reads it, and what runs is the
-text intake decoded.
+text intake decoded. Its imports are held to the lab's allow-list as behind the wall (feedback,
+not protection: in-process grading runs code its owner trusts), so that the file gets one verdict.
 """
 
 from __future__ import annotations
 
+import builtins
 import importlib
 import importlib.util
 import itertools
@@ -17,8 +19,27 @@ from pathlib import Path
 from grader import intake, labs, verdicts
 from grader.implementation import Implementation
 from grader.verdicts import SubmissionError
+from grader.wall.worker import import_refusal
 
 _load_counter = itertools.count()
+_allowed_imports: dict[str, frozenset[str]] = {}  # a loaded file's path (its code's file name): its lab's list
+
+
+def _hold_imports_to_the_list(path: Path, allowed) -> None:
+    """Refuse the imports of the file at ``path`` that its lab does not allow, as the worker does."""
+    if not _allowed_imports:
+        original_import = builtins.__import__
+
+        def guarded_import(name, globals=None, locals=None, fromlist=(), level=0):
+            allowed = _allowed_imports.get(sys._getframe(1).f_code.co_filename)  # the importing code's file
+            if allowed is not None:
+                refusal = import_refusal(name, level, allowed)
+                if refusal:
+                    raise ImportError(refusal)
+            return original_import(name, globals, locals, fromlist, level)
+
+        builtins.__import__ = guarded_import
+    _allowed_imports[str(path)] = frozenset(allowed)
 
 
 def describe_import_failure(exc: BaseException, path: Path) -> SubmissionError:
@@ -58,6 +79,7 @@ def load(lab: labs.Lab, impl: Implementation):
     except SyntaxError as exc:
         sys.modules.pop(module_name, None)
         raise describe_import_failure(exc, path) from None
+    _hold_imports_to_the_list(path, lab.allowed_imports)
     try:
         exec(code, module.__dict__)
     except BaseException as exc:  # noqa: BLE001 - whatever the file does at import is reported, not raised

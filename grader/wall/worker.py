@@ -384,6 +384,15 @@ BLOCKED_EVENTS = (
 )
 
 
+def import_refusal(name: str, level: int, allowed) -> str | None:
+    """Why the lab refuses the submission's ``import name`` (its allow-list), or None. The one rule for
+    both modes: in-process grading applies it too (grader.harness.loader), so a file gets one verdict."""
+    top = name.split(".")[0] if level == 0 else ""  # a relative import is never on the list
+    if top in allowed:
+        return None
+    return f"labkit: this lab does not allow importing {name!r} (allowed: {', '.join(sorted(allowed))})"
+
+
 def install_guards(config, workdir):
     """An import allow-list for the submission's own imports, and an audit hook for everyone's actions.
 
@@ -402,11 +411,9 @@ def install_guards(config, workdir):
         # Whoever calls: an import statement or __import__() in the student's file is checked.
         caller = sys._getframe(1)
         if caller.f_code.co_filename == student_file:
-            top = name.split(".")[0] if level == 0 else ""
-            if top not in allowed:
-                raise ImportError(
-                    f"labkit: this lab does not allow importing {name!r} (allowed: {', '.join(sorted(allowed))})"
-                )
+            refusal = import_refusal(name, level, allowed)
+            if refusal:
+                raise ImportError(refusal)
         return original_import(name, globals, locals, fromlist, level)
 
     builtins.__import__ = guarded_import
