@@ -71,6 +71,8 @@ def test_objects_that_are_not_data_stay_behind_handles():
         {"ok": {"A": 5, "s": [1], "d": "<f8"}, "bl": [8]},  # no such buffer
         {"ok": {"Z": 1}},  # an unknown tag
         {"ok": {"H": "7"}},  # a handle must be a number
+        {"ok": {"A": 0, "s": [1], "d": ["<f8"]}, "bl": [8]},  # a dtype must be a string (a list is unhashable)
+        {"ok": {"A": 0, "s": [0, 2**62, 2**62], "d": "<f8"}, "bl": [0]},  # no bytes, a shape numpy cannot hold
     ],
 )
 def test_malformed_values_are_rejected(header):

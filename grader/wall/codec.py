@@ -157,7 +157,7 @@ class Decoder:
 
     def _array(self, x):
         dtype, shape, index = x.get("d"), x.get("s"), x.get("A")
-        if dtype not in ARRAY_DTYPES or type(shape) is not list or len(shape) > MAX_NDIM:
+        if type(dtype) is not str or dtype not in ARRAY_DTYPES or type(shape) is not list or len(shape) > MAX_NDIM:
             raise ProtocolError("bad array header")
         if not all(type(n) is int and 0 <= n < INT_BOUND for n in shape):
             raise ProtocolError("bad array shape")
@@ -169,10 +169,13 @@ class Decoder:
         data = self.buffers[index]
         if len(data) != math.prod(shape) * np.dtype(dtype).itemsize:
             raise ProtocolError("array size does not match its buffer")
-        if self.keep_read_only and x.get("ro") == 1:
-            # Over immutable bytes: numpy refuses to make it writable again (setflags(write=True) raises).
-            return np.frombuffer(bytes(data), dtype=dtype).reshape(shape)
-        return np.frombuffer(data, dtype=dtype).reshape(shape).copy()  # a private, writable, exact copy
+        try:  # a size of 0 matches any shape with a 0 in it, even one numpy cannot hold ([0, 2**62, 2**62])
+            if self.keep_read_only and x.get("ro") == 1:
+                # Over immutable bytes: numpy refuses to make it writable again (setflags(write=True) raises).
+                return np.frombuffer(bytes(data), dtype=dtype).reshape(shape)
+            return np.frombuffer(data, dtype=dtype).reshape(shape).copy()  # a private, writable, exact copy
+        except ValueError as exc:
+            raise ProtocolError(f"bad array shape: {str(exc)[:80]}") from None
 
 
 def _bounded(n: int) -> int:

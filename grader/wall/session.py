@@ -291,8 +291,8 @@ class Channel:
                             raise codec.ProtocolError("an error that is not an object")
                         self._raise_remote(message["error"])
                     if args is not None and "mutated" in message:
-                        _copy_back(args, decoder.value(message["mutated"]))
-                    return decoder.value(message.get("ok"))
+                        _copy_back(args, _decoded(decoder, message["mutated"]))
+                    return _decoded(decoder, message.get("ok"))
                 if op == "callback":
                     self._answer_callback(message, decoder)
                     continue
@@ -304,8 +304,8 @@ class Channel:
         if self.tally is not None:
             self.tally.callback()
         fn = self.callbacks.get(message.get("cb"))
-        args = decoder.value(message.get("args", {"L": []}))  # malformed: a protocol error, raised as such
-        kwargs = decoder.value(message.get("kwargs", {"D": {}}))
+        args = _decoded(decoder, message.get("args", {"L": []}))  # malformed: a protocol error, raised as such
+        kwargs = _decoded(decoder, message.get("kwargs", {"D": {}}))
         if type(args) is not list or type(kwargs) is not dict:
             raise codec.ProtocolError("a callback's arguments must be a list and a dict")
         try:
@@ -424,6 +424,17 @@ class Channel:
                 with contextlib.suppress(OSError):
                     os.close(fd)
         self.read_fd = self.write_fd = -1
+
+
+def _decoded(decoder: codec.Decoder, value):
+    """A value the worker sent, decoded: whatever decoding it raises, the worker broke the protocol (a
+    forged value must never reach the test as an exception the code under test raised)."""
+    try:
+        return decoder.value(value)
+    except codec.ProtocolError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - numpy or Python refusing what no honest worker sends
+        raise codec.ProtocolError(f"a value that cannot be decoded ({type(exc).__name__})") from None
 
 
 def _attribute(owner: RemoteObject, name: str, answer):

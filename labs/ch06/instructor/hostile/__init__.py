@@ -365,6 +365,8 @@ MALFORMED_REPLIES = [
         "huge_integer",
         "huge_numpy_integer",
         "shared_buffer",
+        "dtype_not_a_string",
+        "shape_numpy_cannot_hold",
         "error_not_an_object",
     )
 ]
