@@ -11,6 +11,7 @@ leftover processes and files are checked once the chunk is done.
 
 import dataclasses
 import functools
+from pathlib import Path
 
 from grader import labs
 from grader.grading import grade
@@ -118,3 +119,21 @@ def _check(hostile, tmp_path_factory):
     assert not chunk["files"], chunk["files"]
     solo = _honest_solo(hostile.lab, base / f"honest-{hostile.lab}")
     assert chunk["honest"] == solo, "an honest submission graded after the chunk's hostile ones was affected"
+
+
+def test_a_submission_that_changes_what_it_is_given_cannot_change_the_next_students_grade(tmp_path):
+    """One pytest session grades up to 40 students in turn (a batch job's chunk), hidden tests included.
+    The first changes every array and list it is handed, which the wall copies back into the tests'
+    own: the next student's report is its report alone."""
+    lab = labs.get("ch06")
+    poisoner, honest = tmp_path / "poisoner.py", tmp_path / "honest.py"
+    attack = (Path(__file__).parent / "attacks" / "poison_the_tests_data.py").read_text(encoding="utf-8")
+    poisoner.write_text(reference_source("ch06") + "\n" + attack, encoding="utf-8")
+    honest.write_text(reference_source("ch06"), encoding="utf-8")
+    alone = grading.grade_many(lab, [Implementation("submission", honest)])[0]
+    assert alone["score"] == alone["max_score"]
+    after = grading.grade_many(lab, [Implementation("submission", poisoner), Implementation("submission", honest)])
+    assert after[0]["score"] < after[0]["max_score"]  # its attack ran: it broke its own tests
+    assert outcomes(after[1]) == outcomes(alone), {
+        t["id"]: t["message"] for t in after[1]["tests"] if t["outcome"] != "passed"
+    }

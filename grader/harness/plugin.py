@@ -24,6 +24,7 @@ import pytest
 
 from grader import labs, verdicts
 from grader.harness import handles, state
+from grader.harness.module_data import ModuleData
 from grader.progress import Stream
 
 PR_SET_PDEATHSIG = 1  # linux/prctl.h
@@ -198,7 +199,11 @@ def pytest_runtestloop(session):
     stream = _stream(session.config)
     queue = json.loads(grading.queue.read_text(encoding="utf-8"))
     items = session.items
-    for entry in queue:
+    # The test modules' data as collected: each submission starts from it (grader.harness.module_data).
+    data = ModuleData({item.module for item in items if getattr(item, "module", None) is not None})
+    for number, entry in enumerate(queue):
+        if number:
+            data.restore()
         grading.select(Path(entry["path"]))
         grading.stop_at_first_failure = bool(entry.get("stop_at_first_failure"))
         grading.submission_failed = False
