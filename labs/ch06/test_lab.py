@@ -284,13 +284,15 @@ def test_value_random_graphs():
 @graded(task="tensor", points=2, hint="Tensor.__init__: data = np.array(data, dtype=np.float64), grad = zeros")
 def test_tensor_construction():
     for raw, shape in (([[1, 2, 3], [4, 5, 6]], (2, 3)), (3, ()), (np.arange(4.0), (4,))):
+        # What to expect, before the code under test is handed raw (and could change it).
+        made, expected = f"Tensor({raw!r})", np.array(raw, dtype=np.float64)
         t = lab.Tensor(raw)
-        data = as_array(t.data, f"Tensor({raw!r}).data")
-        grad = as_array(t.grad, f"Tensor({raw!r}).grad")
-        expect_close(data, np.array(raw, dtype=np.float64), f"Tensor({raw!r}).data")
-        expect_close(grad, np.zeros(shape), f"Tensor({raw!r}).grad before backward()")
+        data = as_array(t.data, f"{made}.data")
+        grad = as_array(t.grad, f"{made}.grad")
+        expect_close(data, expected, f"{made}.data")
+        expect_close(grad, np.zeros(shape), f"{made}.grad before backward()")
         if tuple(t.shape) != shape or t.ndim != len(shape):
-            fail(f"Tensor({raw!r}): expected shape {shape} and ndim {len(shape)}, got {t.shape} and {t.ndim}")
+            fail(f"{made}: expected shape {shape} and ndim {len(shape)}, got {t.shape} and {t.ndim}")
 
 
 @graded(task="tensor", points=1, hint="backward(grad) starts from the grad it is given: here x.grad = 2 * grad")
@@ -513,7 +515,7 @@ def test_backward_without_seed_needs_a_single_element():
 )
 def test_backward_accumulates_on_leaves_only():
     data = normal(2, 3)
-    x = lab.Tensor(data)
+    x = lab.Tensor(given(data))  # a copy: data stays the test's, for the expected gradient
     y = (x * x).sum()
     y.backward()
     y.backward()
@@ -700,7 +702,9 @@ def test_gradcheck_leaves_inputs_untouched():
 def test_numerical_grad_agrees_with_your_engine():
     x = normal(2, 3)
     got = as_array(
-        lab.numerical_grad(lambda v: float(as_array((lab.Tensor(given(v)) ** 2).sum().data, "the loss's .data")), x),
+        lab.numerical_grad(
+            lambda v: float(as_array((lab.Tensor(given(v)) ** 2).sum().data, "the loss's .data")), given(x)
+        ),
         "numerical_grad's result",
     )
     expect_close(got, 2 * x, "numerical_grad of sum(x**2)", atol=1e-6, rtol=1e-6)
@@ -726,7 +730,7 @@ def test_exercise_a_tanh_neuron():
 @graded(task="exercises", points=2, hint="exercise (b): d(a/b)/da = 1/b and d(a/b)/db = -a/b**2")
 def test_exercise_b_division():
     a_data, b_data = normal(2, 3), positive(2, 3, seed=1)
-    a, b = lab.Tensor(a_data), lab.Tensor(b_data)
+    a, b = lab.Tensor(given(a_data)), lab.Tensor(given(b_data))
     (a / b).sum().backward()
     expect_close(as_array(a.grad, "a.grad"), 1 / b_data, "d(a/b)/da", rtol=1e-9)
     expect_close(as_array(b.grad, "b.grad"), -a_data / b_data**2, "d(a/b)/db", rtol=1e-9)
@@ -743,7 +747,7 @@ def test_exercise_d_sum_backward_restores_the_axis(shape):
     x = lab.Tensor(normal(*shape))
     s = x.sum(axis=1)
     seed = np.arange(1.0, shape[0] + 1)  # a different upstream gradient for each row
-    s.backward(seed)
+    s.backward(given(seed))
     expected = np.repeat(seed[:, None], shape[1], axis=1)  # row i's gradient copied across row i
     expect_close(as_array(x.grad, "x.grad"), expected, f"x.grad for x.sum(axis=1) on a {shape} input, seeded 1..n")
 
@@ -779,10 +783,10 @@ def cross_entropy(z, y):
 @graded(task="exercises", points=4, hint="exercise (f) composes exp, sum(keepdims=True), division and log")
 def test_exercise_f_composed_softmax_and_cross_entropy():
     g = np.random.default_rng(1)
-    w = g.normal(size=(2, 5))
+    w = constant(g.normal(size=(2, 5)))  # read-only: the expected gradient is computed from it too
     z = g.normal(size=(2, 5))
     check_tensor_gradients(lab.Tensor, lambda t: (softmax(t) * w).sum(), [z], "softmax(z) * w, summed")
-    y = np.eye(6)[[0, 4, 2]]
+    y = constant(np.eye(6)[[0, 4, 2]])
     check_tensor_gradients(lab.Tensor, lambda t: cross_entropy(t, y), [g.normal(size=(3, 6))], "cross-entropy")
 
 

@@ -284,7 +284,8 @@ def test_hidden_tensor_reductions_and_shape_changes():
     )
 
 
-LEFT = [positive(2, 1, 3, seed=47), normal(2, 1, 3, seed=48), positive(1, 3, seed=49)]  # arrays on the left
+# Arrays on the left, read-only: the code under test is handed them, and the expected values come from them.
+LEFT = [constant(positive(2, 1, 3, seed=47)), constant(normal(2, 1, 3, seed=48)), constant(positive(1, 3, seed=49))]
 ELEMENTWISE_CASES = {  # what: (f, input, hint)
     "a ** 4, a ** -2 and a ** 1.5": (
         lambda a: weighted(a**4) + weighted(a**-2, 104) + weighted(a**1.5, 105),
@@ -317,8 +318,8 @@ def test_hidden_tensor_elementwise_operations_elsewhere():
         check_tensor_gradients(lab.Tensor, f, [x], f"Tensor {what} on a {x.shape} input", hint=hint)
     # relu at exact zeros, where central differences cannot judge: its gradient is 0 there.
     data = np.array([[0.0, -1.3, 2.2], [0.0, 0.4, -0.0]])
-    w = normal(2, 3, seed=59)
-    x = lab.Tensor(data)
+    w = constant(normal(2, 3, seed=59))
+    x = lab.Tensor(given(data))
     (x.relu() * w).sum().backward()
     expect_close(
         as_array(x.grad, "x.grad"),
@@ -359,7 +360,7 @@ def test_hidden_tensor_backward_seeds_and_repeated_calls():
         hint="backward(grad) starts from the grad it is given: each leaf gets the gradient of sum(grad * output)",
     )
     data = normal(2, 3, seed=58)
-    x = lab.Tensor(data)
+    x = lab.Tensor(given(data))
     y = (x + x.tanh() * (x * 2.0)).sum()
     for _ in range(3):
         y.backward()
@@ -439,7 +440,7 @@ def test_hidden_exercise_tanh_neuron_and_division():
         (normal(3, 2, seed=71), positive(3, 2, seed=72)),
         (normal(3, 2, 4, seed=73), positive(2, 1, seed=74)),
     ):
-        a, b = lab.Tensor(a_data), lab.Tensor(b_data)
+        a, b = lab.Tensor(given(a_data)), lab.Tensor(given(b_data))
         (a / b).sum().backward()
         what = f"(a / b).sum() for a {a_data.shape} and b {b_data.shape}"
         expected_a = np.broadcast_to(1 / b_data, a_data.shape)
@@ -474,7 +475,7 @@ def test_hidden_exercises_sum_sigmoid_softmax():
         x = lab.Tensor(normal(*shape, seed=seed))
         s = x.sum(axis=1)
         upstream = normal(shape[0], seed=seed + 10)  # a different upstream gradient for each row
-        s.backward(upstream)
+        s.backward(given(upstream))
         expected = np.repeat(upstream[:, None], shape[1], axis=1)  # row i's gradient copied across row i
         expect_close(as_array(x.grad, "x.grad"), expected, f"x.grad for x.sum(axis=1) on a {shape} input, seeded")
     check_tensor_gradients(
@@ -484,14 +485,14 @@ def test_hidden_exercises_sum_sigmoid_softmax():
         "sigmoid on a (2, 3, 2) input scaled by 3 (entries up to 7.6)",
         hint="exercise (e): sigmoid(x) = 1 / (1 + exp(-x)) and d sigmoid(x)/dx = s * (1 - s), for any x",
     )
-    w = normal(2, 3, 4, seed=84)
+    w = constant(normal(2, 3, 4, seed=84))
     check_tensor_gradients(
         lab.Tensor,
         lambda t: (softmax(t) * w).sum(),
         [normal(2, 3, 4, seed=85)],
         "softmax over the last axis of a (2, 3, 4), weighted",
     )
-    y = np.eye(5)[[3, 0, 4, 1]]
+    y = constant(np.eye(5)[[3, 0, 4, 1]])
     check_tensor_gradients(
         lab.Tensor, lambda t: cross_entropy(t, y), [normal(4, 5, seed=86)], "cross-entropy of (4, 5) logits"
     )
