@@ -3,7 +3,9 @@
 Behind the wall the loops run in the worker, beside the code under test, where that code
 could replace them; whatever they return is a claim. Each check draws what it looks at here,
 after the claim is in, and goes through the code under test's own public API: the XOR record
-by replaying steps, the deep chain by a backward() between two of its nodes.
+by replaying steps, and one step at a point drawn here against plain numpy's gradients (a
+replay alone asks only about points the loop chose, whose answers a forger could keep); the
+deep chain by a backward() between two of its nodes.
 """
 
 from __future__ import annotations
@@ -29,7 +31,9 @@ def audit_xor(
     The record holds every step's parameter values and gradients. The update rule is checked
     for every step here, in numpy; then a few steps, drawn here after the record is in (so no
     loop can know which), are replayed through the code under test's Tensor and must give the
-    recorded loss and gradients (and, for the last step, the predictions)."""
+    recorded loss and gradients (and, for the last step, the predictions). Last, the last step's
+    parameters moved by noise drawn here go through the engine, whose loss and gradients must be
+    plain numpy's there."""
     shapes = [value.shape for value in loops.initial_parameters(hidden, seed)]
     width, steps = sum(int(np.prod(shape)) for shape in shapes), len(losses)
     values, grads = record.get("values"), record.get("grads")
@@ -46,6 +50,7 @@ def audit_xor(
     chosen = set(random.SystemRandom().sample(range(steps), min(AUDITED_STEPS, steps))) | {steps - 1}
     for step in sorted(chosen):
         _replay(Tensor, step, values, grads, losses, predictions, shapes, zero_grad)
+    _check_at_a_new_point(Tensor, values[-1], shapes)
 
 
 AUDIT_HINT = "the loop's record is checked by replaying steps through your Tensor: run it unchanged"
@@ -76,6 +81,43 @@ def _replay(Tensor, step: int, values, grads, losses, predictions, shapes, zero_
         got_pred = as_array(read[1], "the replayed predictions' .data").reshape(-1)
         if not np.allclose(got_pred, predictions, rtol=REPLAY_RTOL, atol=REPLAY_ATOL):
             fail(f"{where}: the predictions differ from the loop's record", AUDIT_HINT)
+
+
+NEW_POINT_NOISE = 0.1  # the scale of the noise added to each parameter
+NEW_POINT_RTOL, NEW_POINT_ATOL = 1e-7, 1e-10  # another order of the same float64 operations
+
+
+def _check_at_a_new_point(Tensor, last_values: np.ndarray, shapes) -> None:
+    """One step through the engine at parameters no loop has seen, against numpy's own gradients."""
+    noise = np.random.default_rng(random.SystemRandom().getrandbits(64)).normal(size=last_values.shape)
+    point = last_values + NEW_POINT_NOISE * noise
+    params = [Tensor(given(value)) for value in _split(point, shapes)]
+    zeros = [np.zeros(shape) for shape in shapes]
+    loss, _ = loops.xor_step(Tensor, Tensor(given(loops.POINTS)), Tensor(given(loops.TARGETS)), params, zeros)
+    read = read_many([(loss, "data"), *[(p, "grad") for p in params]])
+    got_loss = as_array(read[0], "the loss's .data")
+    got_grads = np.concatenate([as_array(g, "a parameter's .grad").reshape(-1) for g in read[1:]])
+    expected_loss, expected_grads = numpy_xor_step(point, shapes)
+    where = "one XOR step at parameters drawn by the test, through your Tensor"
+    if got_loss.shape != () or not np.isclose(float(got_loss), expected_loss, rtol=NEW_POINT_RTOL, atol=NEW_POINT_ATOL):
+        fail(f"{where}: loss {float(np.sum(got_loss)):.17g}, expected {expected_loss:.17g}", AUDIT_HINT)
+    if got_grads.shape != expected_grads.shape or not np.allclose(
+        got_grads, expected_grads, rtol=NEW_POINT_RTOL, atol=NEW_POINT_ATOL
+    ):
+        fail(f"{where}: the gradients are not those of the loss", AUDIT_HINT)
+
+
+def numpy_xor_step(flat: np.ndarray, shapes) -> tuple[float, np.ndarray]:
+    """The XOR network's loss and its gradients (flat, in the parameters' order) at ``flat``, by the
+    chain rule written out in plain numpy: what any correct engine computes there."""
+    w1, b1, w2, b2 = _split(flat, shapes)
+    x, y = np.array(loops.POINTS), np.array(loops.TARGETS)
+    h = np.tanh(x @ w1 + b1)
+    diff = h @ w2 + b2 - y
+    dpred = diff * (2.0 / diff.size)  # d mean(diff**2) / d pred
+    dz = (dpred @ w2.T) * (1.0 - h * h)  # back through @ w2 and tanh
+    grads = (x.T @ dz, dz.sum(axis=0), h.T @ dpred, dpred.sum(axis=0))
+    return float(np.mean(diff * diff)), np.concatenate([g.reshape(-1) for g in grads])
 
 
 CHECKED_DEPTH = (2_000, 5_000)  # where the later of the chain's two checked nodes is drawn

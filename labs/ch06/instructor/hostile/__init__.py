@@ -333,6 +333,17 @@ FORGED_LOOPS = [
         },
         flags={"introspection"},
     ),
+    # The same, with a forward-only Tensor whose backward() looks up the loop's hand-computed gradients:
+    # the replays of the record's steps all find theirs; the step at a point the test draws finds none.
+    Hostile(
+        "forge_xor_memo.py",
+        base="starter",
+        max_score=0,
+        outcomes={
+            "test_xor_training_reproduces_the_chapter": "failed",
+            "test_xor_without_zeroing_overshoots": "failed",
+        },
+    ),
     # The chain's loop replaced by a star of nodes one step from x: the nodes drawn after the answer
     # are not linked, so the deep-graph test fails as it does for the honest recursive engine.
     Hostile(
