@@ -463,9 +463,13 @@ def _copy_back(args, mutated) -> None:
 
 
 def _copy_into(original, value) -> bool:
-    """Write ``value`` into the array ``original`` in place, when both are arrays of one shape."""
-    if type(original) is np.ndarray and type(value) is np.ndarray and value.shape == original.shape:
-        with contextlib.suppress(ValueError, TypeError):
+    """Write the array ``value`` into the array ``original`` in place: its values, and its shape when
+    the call changed that in place (``x.shape = (-1,)``, which in-process changes the caller's array);
+    False where numpy cannot do it in place (another size: then the list holding it gets ``value``)."""
+    if type(original) is np.ndarray and type(value) is np.ndarray and value.size == original.size:
+        with contextlib.suppress(ValueError, TypeError, AttributeError):
+            if value.shape != original.shape:
+                original.shape = value.shape  # numpy refuses it for a view that cannot be reshaped in place
             original[...] = value
             return True
     return False
