@@ -210,6 +210,31 @@ def test_inputs_that_cannot_be_read_are_usage_errors(tmp_path):
         discover([other], "ch06", tmp_path / "scratch3")
 
 
+def _patched_zip(path: Path, *, flags: int = 0, method: int | None = None) -> Path:
+    """A zip of one student's file whose headers claim an encrypted member or another compression method."""
+    with zipfile.ZipFile(path, "w") as zf:
+        zf.writestr("alice.py", GOOD)
+    data = bytearray(path.read_bytes())
+    central = data.index(b"PK\x01\x02")
+    for flag_at, method_at in ((6, 8), (central + 8, central + 10)):  # the local header's, the directory's
+        data[flag_at] |= flags
+        if method is not None:
+            data[method_at : method_at + 2] = method.to_bytes(2, "little")
+    path.write_bytes(bytes(data))
+    return path
+
+
+@pytest.mark.parametrize(
+    "patch, said",
+    [({"flags": 1}, "encrypted"), ({"method": 9}, "compression method")],  # 9: Deflate64, which Python lacks
+    ids=["encrypted", "deflate64"],
+)
+def test_a_zip_python_cannot_unpack_is_refused_with_its_reason(tmp_path, patch, said):
+    archive = _patched_zip(tmp_path / "class.zip", **patch)
+    with pytest.raises(InputError, match=f"class.zip: cannot be unpacked .*{said}"):
+        discover([archive], "ch06", tmp_path / "scratch")
+
+
 def test_a_zip_cannot_write_outside_its_folder(tmp_path):
     archive = tmp_path / "evil.zip"
     with zipfile.ZipFile(archive, "w") as zf:

@@ -32,6 +32,7 @@ import os
 import shutil
 import stat
 import zipfile
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -268,6 +269,8 @@ def _unpack(archive: Path, into: Path) -> Path:
                 _make_link(zf, member, into / member.filename.rstrip("/"), inside)
     except zipfile.BadZipFile as exc:
         raise InputError(f"{archive.name}: not a readable zip file ({exc})") from None
+    except (RuntimeError, NotImplementedError, zlib.error, EOFError) as exc:  # encrypted, Deflate64, damaged
+        raise InputError(f"{archive.name}: cannot be unpacked ({exc}): unzip it yourself and give the folder") from None
     return _class_root(into)
 
 
