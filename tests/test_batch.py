@@ -331,3 +331,22 @@ def test_every_student_id_gets_its_own_row_graded_with_its_own_file(tmp_path):
     )
     reports = sorted(p.name for p in (out / "reports").iterdir())
     assert len(reports) == len(forks) and "bob%20smith.json" in reports and "bob_smith-7e50351d.json" in reports
+
+
+def test_the_terminal_shows_a_students_id_as_text_never_as_control_sequences(tmp_path):
+    """A file's name is the student's id: one that holds escape sequences (clear the screen, set the
+    title) or a new line is printed escaped, on one line, as grader run prints a name."""
+    root = tmp_path / "class"
+    root.mkdir()
+    ids = ["x\x1b[2J\x1b[31mred", "y\x1b]0;pwned\x07", "two\nlines"]
+    for student in ids:
+        (root / f"{student}.py").write_text("")  # invalid: nothing is graded
+    status, output = _batch(str(root), "--lab", LAB, "--out", str(tmp_path / "out"))
+    assert status == 0, output
+    assert "\x1b" not in output and "\x07" not in output
+    progress = [line for line in output.splitlines() if line.startswith("[")]
+    assert progress == [
+        "[1/3] two\\nlines: invalid",
+        "[2/3] x\\x1b[2J\\x1b[31mred: invalid",
+        "[3/3] y\\x1b]0;pwned\\x07: invalid",
+    ]

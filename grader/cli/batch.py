@@ -12,6 +12,7 @@ from grader import batch
 from grader.batch import feedback, similarity
 from grader.cli.options import UsageProblem, lab_named, with_limits
 from grader.grading import runner
+from grader.report.text import one_line_for_terminal
 
 
 class _Refused(UsageProblem):
@@ -48,7 +49,7 @@ class _Progress:
         else:
             score = f"{record['score']:g}/{record['max_score']:g}" if record["status"] == "graded" else record["status"]
             late = " (late work)" if entry.version == "late" else ""
-            click.echo(f"[{self.done}/{self.total}] {entry.student}{late}: {score}", err=True)
+            click.echo(f"[{self.done}/{self.total}] {one_line_for_terminal(entry.student)}{late}: {score}", err=True)
 
     def close(self) -> None:
         if self.bar is not None:
@@ -63,7 +64,7 @@ def _final_screen(result: batch.BatchResult, out: Path, elapsed: float, regraded
     part = summary.get("shards")
     shard = f" (shard {part['present'][0]}/{part['count']})" if part else ""
     if regraded:
-        who = ", ".join(sorted(set(regraded)))
+        who = ", ".join(one_line_for_terminal(s) for s in sorted(set(regraded)))
         first = f"regraded {who} in {elapsed:.1f} s; the class: {summary['students']} students ({statuses})"
     else:
         first = (
@@ -89,7 +90,8 @@ def _final_screen(result: batch.BatchResult, out: Path, elapsed: float, regraded
             f"identical submissions: {len(same['same_file']) + len(same['same_code'])} groups (see the summary)"
         )
     if summary["flagged"]:
-        lines.append(f"flagged for review: {', '.join(r['student'] for r in summary['flagged'])}")
+        flagged = ", ".join(one_line_for_terminal(r["student"]) for r in summary["flagged"])
+        lines.append(f"flagged for review: {flagged}")
     lines.append(
         f"gradebook: {out / 'grades.csv'}   summary: {out / 'summary.md'}   reports: {out / 'reports'}/   "
         f"feedback: {out / 'feedback'}/   report: {out / 'report.html'}"

@@ -47,6 +47,11 @@ def for_terminal(value) -> str:
     return _NOT_FOR_A_TERMINAL.sub(escape, text)
 
 
+def one_line_for_terminal(value) -> str:
+    """for_terminal on one line: a new line or a tab in it is written as an escape too (an id, a name)."""
+    return for_terminal(value).replace("\n", "\\n").replace("\t", "\\t")
+
+
 def spreadsheet_cell(value) -> str:
     """Text a spreadsheet shows as text, never runs as a formula (CSV injection): a leading = + - @, tab or
     carriage return gets a ' before it."""
