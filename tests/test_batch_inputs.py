@@ -445,3 +445,21 @@ def test_a_file_name_that_is_not_utf8_gives_an_id_that_can_be_written_anywhere(t
         ),
     ]
     assert found[0].path.name == "caf\\xe9.py" and found[0].path.read_text() == GOOD  # verdicts name it so
+
+
+def test_a_class_folder_takes_python_files_in_any_case_and_refuses_a_students_zip(tmp_path):
+    """.py and .ipynb in any case are submissions, a zip is one refused with the reason; other files
+    (notes, a roster), hidden ones and a batch's own output (--out inside the class folder) are no students."""
+    root = tmp_path / "class"
+    _write(root / "bob.PY")
+    _write(root / "dave.Py")
+    _write(root / "erin.zip", "not unpacked")
+    _write(root / "roster.csv", "student\nbob\n")
+    _write(root / ".hidden.py")
+    _write(root / "grades" / "batch.json", "{}")  # grader batch CLASS --out CLASS/grades
+    _write(root / "grades" / "files" / "x.py")
+    entries = {e.student: e for e in discover([root], "ch06", tmp_path / "scratch")}
+    assert sorted(entries) == ["bob", "dave", "erin"]
+    assert entries["bob"].status == entries["dave"].status == "ok"
+    assert entries["erin"].status == "invalid"
+    assert entries["erin"].reason == "erin.zip is an archive: unpack it, a folder or a .py file for each student"

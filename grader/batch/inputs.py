@@ -223,20 +223,31 @@ def find_in_folder(folder: Path, lab_id: str, scratch: Path) -> Entry:
 
 
 def _from_class_folder(root: Path, lab_id: str, staging: Staging, base: Path) -> list[Entry]:
+    """A student per folder, .py file or notebook (its name's case aside), and per zip (which is refused,
+    said why). Other files (notes, a roster) are no students; hidden entries and a batch's own output neither."""
     entries = []
     for child in sorted(root.iterdir()):
-        if _ignored(child.name):
-            continue
+        if _ignored(child.name) or (child.is_dir() and (child / "batch.json").is_file()):
+            continue  # the second: grader batch CLASS --out CLASS/grades, run again
+        suffix = child.suffix.lower()
         if child.is_symlink():  # a student's file or folder is their own, never a link to one
-            if child.suffix in (".py", NOTEBOOK) or child.is_dir():
-                student = _shown(child.stem if child.suffix in (".py", NOTEBOOK) else child.name)
+            if suffix in (".py", NOTEBOOK) or child.is_dir():
+                student = _shown(child.stem if suffix in (".py", NOTEBOOK) else child.name)
                 reason = _link_reason(_relative(child, base), os.readlink(child))
                 entries.append(Entry(student, "invalid", reason, _relative(child, base)))
         elif child.is_dir():
             entries.append(_from_folder(_shown(child.name), child, lab_id, staging, base))
-        elif child.suffix == ".py" or (child.suffix == NOTEBOOK and not child.with_suffix(".py").exists()):
+        elif suffix == ".py" or (suffix == NOTEBOOK and not _has_python_twin(child)):
             entries.append(staging.accept(_shown(child.stem), child, _relative(child, base)))
+        elif suffix == ".zip":  # a student's own archive, in a class folder
+            shown = _relative(child, base)
+            reason = f"{shown} is an archive: unpack it, a folder or a .py file for each student"
+            entries.append(Entry(_shown(child.stem), "invalid", reason, shown))
     return entries
+
+
+def _has_python_twin(notebook: Path) -> bool:
+    return any(other.suffix.lower() == ".py" and other.stem == notebook.stem for other in notebook.parent.iterdir())
 
 
 def _unpack(archive: Path, into: Path) -> Path:
@@ -377,11 +388,11 @@ def discover(inputs: list[Path], lab_id: str, scratch: Path) -> list[Entry]:
             entries += _from_collection(given, lab_id, staging)
         elif given.is_dir():
             entries += _from_class_folder(given, lab_id, staging, given)
-        elif given.suffix == ".zip":
+        elif given.suffix.lower() == ".zip":
             unpacked = scratch / "unzipped" / str(number)
             unpacked.mkdir(parents=True)
             entries += _from_class_folder(_unpack(given, unpacked), lab_id, staging, unpacked)
-        elif given.suffix in (".py", NOTEBOOK):
+        elif given.suffix.lower() in (".py", NOTEBOOK):
             entries.append(staging.accept(_shown(given.stem), given, _shown(given.name)))
         else:
             raise InputError(f"{given}: give folders, .zip files or .py files")
