@@ -266,3 +266,13 @@ def test_reports_hold_no_absolute_paths_for_a_submission(tmp_path):
     text = json.dumps(report)
     assert str(tmp_path) not in text and str(KIT_ROOT) not in text
     assert report["implementation"]["name"] == "syntax_error.py"
+
+
+@pytest.mark.parametrize("isolation", ["worker", "in-process"])
+def test_a_submission_named_without_py_is_graded_as_it_is_in_every_mode(tmp_path, isolation):
+    path = tmp_path / "my_engine"
+    path.write_text(reference_source("ch06"))
+    out = tmp_path / "report.json"
+    result = run_cli("run", "--lab", "ch06", "--submission", str(path), "--isolation", isolation, "--json", str(out))
+    assert result.exit_code == 0, result.output
+    assert json.loads(out.read_text())["score"] == 120

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import builtins
 import importlib
+import importlib.machinery
 import importlib.util
 import itertools
 import sys
@@ -66,7 +67,10 @@ def load(lab: labs.Lab, impl: Implementation):
         raise verdicts.no_file(path.name)
     source = intake.read(path)
     module_name = f"labkit_under_test_{lab.id}_{next(_load_counter)}"  # a queue loads many files
-    spec = importlib.util.spec_from_file_location(module_name, path)
+    # The loader named: without it a file whose name does not end in .py gets no spec.
+    spec = importlib.util.spec_from_file_location(
+        module_name, path, loader=importlib.machinery.SourceFileLoader(module_name, str(path))
+    )
     module = importlib.util.module_from_spec(spec)
     sys.modules[module_name] = module  # classes defined in it need their module registered
     try:
