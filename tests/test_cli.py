@@ -1,5 +1,6 @@
 """The `grader` command: exit statuses, one-line usage errors, and broken submissions reported, not fatal."""
 
+import dataclasses
 import json
 import os
 import subprocess
@@ -276,3 +277,14 @@ def test_a_submission_named_without_py_is_graded_as_it_is_in_every_mode(tmp_path
     result = run_cli("run", "--lab", "ch06", "--submission", str(path), "--isolation", isolation, "--json", str(out))
     assert result.exit_code == 0, result.output
     assert json.loads(out.read_text())["score"] == 120
+
+
+@pytest.mark.parametrize("what", ["missing", "a folder"])
+def test_make_lab_without_the_starter_says_to_restore_it(tmp_path, monkeypatch, what):
+    lab = dataclasses.replace(labs.get("ch06"), folder=tmp_path)
+    if what == "a folder":
+        (tmp_path / "starter.py").mkdir()
+    monkeypatch.setattr("grader.cli.run.lab_named", lambda name: lab)
+    result = run_cli("run", "--lab", "ch06", "--impl", "mine")
+    assert result.exit_code == 2, result.output
+    assert "labs/ch06/starter.py is missing: restore it (your work goes in it)" in result.output
