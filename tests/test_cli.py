@@ -3,8 +3,10 @@
 import dataclasses
 import json
 import os
+import stat
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -288,3 +290,26 @@ def test_make_lab_without_the_starter_says_to_restore_it(tmp_path, monkeypatch, 
     result = run_cli("run", "--lab", "ch06", "--impl", "mine")
     assert result.exit_code == 2, result.output
     assert "labs/ch06/starter.py is missing: restore it (your work goes in it)" in result.output
+
+
+def test_a_json_report_is_written_only_where_it_replaces_nothing_but_a_report(tmp_path):
+    """--json is checked before any grading: never the file under test, a link, a pipe or a device,
+    never in a folder that is missing; a usage error says which."""
+    path = tmp_path / "mine.py"
+    path.write_text(reference_source("ch06"))
+    os.mkfifo(tmp_path / "pipe")
+    (tmp_path / "link.json").symlink_to(tmp_path / "elsewhere.json")
+    cases = {
+        str(path): "is the file under test",
+        str(tmp_path / "pipe"): "not a regular file",
+        str(tmp_path / "link.json"): "not a regular file",
+        "/dev/null": "not a regular file",
+        str(tmp_path / "no" / "such" / "r.json"): "no folder",
+        "/proc/r.json": "cannot be written",  # even for root
+    }
+    for given, said in cases.items():
+        result = run_cli("run", "--lab", "ch06", "--submission", str(path), "--json", given)
+        assert result.exit_code == 2 and said in result.output, (given, result.output)
+        assert "Task 1" not in result.output  # refused before grading
+    assert path.read_text() == reference_source("ch06") and not (tmp_path / "elsewhere.json").exists()
+    assert stat.S_ISFIFO((tmp_path / "pipe").stat().st_mode) and stat.S_ISCHR(Path("/dev/null").stat().st_mode)

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import click
 
-from grader.cli.options import UsageProblem, lab_named
+from grader.cli.options import UsageProblem, lab_named, output_file
 from grader.grading import runner
 from grader.kit import mutant_grading
 
@@ -22,6 +21,7 @@ def mutants_command(lab_id: str, jobs: int, json_path: str | None) -> None:
     Exit 0 when every mutant is killed or declared equivalent, 1 when some survive, 2 on usage errors.
     """
     lab = lab_named(lab_id)
+    json_file = output_file("--json", json_path)  # checked before the minutes of grading
     if not lab.reference_dir.is_dir():
         raise UsageProblem(f"lab {lab.id} has no reference here: mutants are made from it")
     try:
@@ -42,6 +42,6 @@ def mutants_command(lab_id: str, jobs: int, json_path: str | None) -> None:
         f"lab {lab.id}: {len(outcome.mutants)} mutants, {len(outcome.killed)} killed, {len(outcome.survived)} survived,"
         f" {len(outcome.equivalent)} declared equivalent, in {outcome.seconds:.0f}s"
     )
-    if json_path is not None:
-        Path(json_path).write_text(json.dumps(outcome.as_dict(), indent=2) + "\n", encoding="utf-8")
+    if json_file is not None:
+        json_file.write_text(json.dumps(outcome.as_dict(), indent=2) + "\n", encoding="utf-8")
     raise SystemExit(1 if outcome.survived else 0)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import tempfile
 from pathlib import Path
 
 import click
@@ -65,3 +66,27 @@ def _number(text: str) -> int | float | str:
         except ValueError:
             pass
     return text
+
+
+def output_file(option: str, given: str | None, *, never: tuple[Path, ...] = ()) -> Path | None:
+    """The file ``option`` names to write, checked before any work: it must be a regular file or
+    nothing yet (writing replaces it, which must not turn a link, a pipe or a device into a file),
+    in a folder that exists and may be written, and none of ``never`` (the file under test)."""
+    if given is None:
+        return None
+    path = Path(given)
+    if not given or path.name in ("", ".", ".."):
+        raise UsageProblem(f"{option} needs a file name, got {given!r}")
+    if path.is_symlink() or (path.exists() and not path.is_file()):
+        raise UsageProblem(f"{option} {given}: not a regular file (a link, a pipe or a device is never replaced)")
+    if any(path.exists() and other.exists() and path.samefile(other) for other in never):
+        raise UsageProblem(f"{option} {given} is the file under test: writing the report there would replace it")
+    folder = path.parent
+    if not folder.is_dir():
+        raise UsageProblem(f"{option} {given}: no folder {folder} to write it in")
+    try:  # as the write will: a file made beside it (root passes permission checks that /proc still refuses)
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as exc:
+        raise UsageProblem(f"{option} {given}: the folder {folder} cannot be written ({exc.strerror})") from None
+    return path

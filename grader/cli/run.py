@@ -7,12 +7,11 @@ infrastructure error (unknown lab, missing file), with a one-line message.
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 import click
 
 from grader import labs, report
-from grader.cli.options import UsageProblem, chosen_implementation, lab_named, with_limits
+from grader.cli.options import UsageProblem, chosen_implementation, lab_named, output_file, with_limits
 from grader.grading import grade, runner
 from grader.kit import starters
 from grader.report import live, table
@@ -80,6 +79,8 @@ def run(lab_name, impl, submission, isolation, limits, task_id, visible_only, js
         known = ", ".join(t.id for t in lab.tasks)
         raise UsageProblem(f"unknown task {task_id!r} in lab {lab.id}; its tasks are: {known}")
     implementation = chosen_implementation(lab, impl, submission)
+    under_test = (implementation.path,) if implementation.path is not None else ()
+    json_path = output_file("--json", json_out, never=under_test)
     if isolation == "worker" and implementation.kind == "ref":
         raise UsageProblem("the reference is trusted: it is graded in-process (--isolation worker is for student code)")
     isolation = isolation or grade.default_isolation(implementation)
@@ -93,8 +94,8 @@ def run(lab_name, impl, submission, isolation, limits, task_id, visible_only, js
     except runner.GradingError as exc:
         raise UsageProblem(str(exc)) from None
     click.echo("\n".join(table.ending(document, color=color)))
-    if json_out:
-        report.write_report(document, Path(json_out))
+    if json_path is not None:
+        report.write_report(document, json_path)
         click.echo(f"report: {json_out}")
     # With --task, the status is the task's: 0 when every test of it passed (the report is partial).
     sys.exit(0 if all(t["outcome"] == "passed" for t in report.graded_tests(document)) else 1)
