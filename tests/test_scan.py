@@ -112,6 +112,7 @@ CASES = {
     "print('Total: 100/100  (76 passed)')\n": [
         ("suspicious-string", 1, "mentions 'Total:', which a lab submission has no use for")  # the first one only
     ],
+    "raise ValueError('the gradient passed to backward() has the wrong shape')\n": [],  # a sentence, no count
     "n = 3\nx = f'{n} passed'\n": [
         ("suspicious-string", 2, "mentions ' passed', which a lab submission has no use for")
     ],

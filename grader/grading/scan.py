@@ -11,6 +11,7 @@ reasons use (grader.verdicts.looks_like_lab).
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -47,9 +48,11 @@ FILE_ATTRIBUTES = {
     "rmdir", "chmod", "chown", "symlink", "link", "loadtxt", "genfromtxt", "fromfile", "load", "memmap",
     "save", "savez", "savez_compressed", "savetxt", "tofile", "listdir", "scandir", "walk",
 }  # fmt: skip
+# pytest's count of passed tests (" passed)", " passed in 0.4s", f"{n} passed"), not the word in a sentence
+# ("the gradient passed to backward()", which an honest engine's error message may say).
+PASSED_COUNT = re.compile(r" passed(?!\s+(?!in\b)[a-z])")
 SUSPICIOUS_STRINGS = (
     "Total:",
-    " passed",
     "PASSED",
     "GITHUB_",
     "ACTIONS_",
@@ -183,6 +186,8 @@ class _Scanner(ast.NodeVisitor):
     def visit_Constant(self, node: ast.Constant) -> None:
         if isinstance(node.value, str):
             hits = [s for s in SUSPICIOUS_STRINGS if s in node.value]
+            if PASSED_COUNT.search(node.value):
+                hits.append(" passed")
             if hits:
                 self.flag("suspicious-string", node, f"mentions {hits[0]!r}, which a lab submission has no use for")
 
