@@ -193,6 +193,13 @@ def run_out_of_time(seconds: float) -> str:
     return f"not run: the lab's tests used up their time limit of {seconds:g} s"
 
 
+def too_many_crashes(restarts: int) -> str:
+    return (
+        f"not run: the test process crashed or hung {restarts + 1} times, each time in another test; "
+        "the tests left were not run (fix the crashes first)"
+    )
+
+
 def test_process_died(status: int) -> str:
     why = f"killed by signal {-status}" if status < 0 else f"exit status {status}"
     return f"crashed: the test process died ({why}) while this test was running"

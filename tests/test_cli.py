@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from grader import labs
+from grader import labs, verdicts
 from grader.cli import main
 from grader.grading import runner
 from tests.mutation import reference_source
@@ -313,3 +313,17 @@ def test_a_json_report_is_written_only_where_it_replaces_nothing_but_a_report(tm
         assert "Task 1" not in result.output  # refused before grading
     assert path.read_text() == reference_source("ch06") and not (tmp_path / "elsewhere.json").exists()
     assert stat.S_ISFIFO((tmp_path / "pipe").stat().st_mode) and stat.S_ISCHR(Path("/dev/null").stat().st_mode)
+
+
+def test_when_the_test_process_crashes_in_every_test_the_tests_left_say_so_not_a_time_limit(tmp_path):
+    """In-process each crash costs its test and the rest run again in a fresh process, up to a limit of
+    restarts: the tests never reached then say why, not that the lab's time ran out."""
+    source = reference_source("ch06").replace(
+        'out = Value(self.data + other.data, (self, other), "+")',
+        "np.ctypeslib.ctypes.CDLL(None)._exit(0)",  # every Value addition ends the process
+    )
+    result, report = grade_file(tmp_path, "crashes.py", source, "--isolation", "in-process")
+    crashed = [t for t in report["tests"] if t["outcome"] == "crashed"]
+    not_run = [t for t in report["tests"] if t["outcome"] == "not_run"]
+    assert len(crashed) == runner.MAX_RESTARTS + 1 and not_run, result.output
+    assert {t["message"] for t in not_run} == {verdicts.too_many_crashes(runner.MAX_RESTARTS)}

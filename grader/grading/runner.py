@@ -293,10 +293,11 @@ class Run:
 
 
 def _complete(
-    collected: list[dict], done: dict[str, TestResult], timeout: float, lab: Lab | None = None, task: str | None = None
+    collected: list[dict], done: dict[str, TestResult], unfinished: str, lab: Lab | None = None, task: str | None = None
 ) -> list[TestResult]:
-    """One result per collected test: the score counts only the trusted list of tests. A run of one
-    ``task`` of ``lab`` gives the other tasks' tests not_run: its report is never a full score."""
+    """One result per collected test: the score counts only the trusted list of tests; one that did not
+    run has the reason ``unfinished``. A run of one ``task`` of ``lab`` gives the other tasks' tests
+    not_run: its report is never a full score."""
     results = []
     for test in collected:
         if test["id"] in done:
@@ -305,7 +306,7 @@ def _complete(
             if task is not None and test["task"] != task:
                 reason = verdicts.not_in_this_run(lab.task(task).title)
             else:
-                reason = verdicts.run_out_of_time(timeout)
+                reason = unfinished
             results.append(
                 TestResult(test["id"], test["task"], "not_run", 0, test["points"], 0.0, reason, "", tier=test["tier"])
             )
@@ -356,9 +357,11 @@ def run_tests(
             on_progress(Progress(graded(tests), {**done, **_finished(tests, progress.part)}, progress.running))
 
     orders = {TASK_ENV: task} if task is not None else {}
+    unfinished = verdicts.too_many_crashes(MAX_RESTARTS)  # why the tests left are not run, unless time ran out
     for _ in range(MAX_RESTARTS + 1):
         budget = deadline - time.monotonic()
         if budget <= 0:
+            unfinished = verdicts.run_out_of_time(timeout)
             break
         nodeids = {t["id"]: t["nodeid"] for t in collected or []}
         deselect = [arg for i in done for arg in ("--deselect", nodeids[i])]
@@ -382,9 +385,10 @@ def run_tests(
             sandbox = part.isolation or sandbox
             done.update(_finished(collected, part))  # if it died or was killed: what it streamed before
             if run.stopped is None or run.stopped.test is None:
+                unfinished = verdicts.run_out_of_time(timeout)  # the run ended, or its time limit stopped it
                 break
             done[run.stopped.test] = _stopped_result(collected, run.stopped)
-    results = _complete(collected, done, timeout, lab, task)
+    results = _complete(collected, done, unfinished, lab, task)
     if on_progress is not None:
         on_progress(Progress(graded(collected), {r.id: r for r in results}, None))
     return Run(results, {"mode": isolation, **sandbox}, in_force)
@@ -443,7 +447,8 @@ def run_many(
         if stopped is not None and stopped.test is not None:
             done[stopped.test] = _stopped_result(progress.collected, stopped)
         sandbox = part.isolation or {"protections": []}
-        return Run(_complete(progress.collected, done, timeout), {"mode": isolation, **sandbox}, in_force)
+        unfinished = verdicts.run_out_of_time(timeout)
+        return Run(_complete(progress.collected, done, unfinished), {"mode": isolation, **sandbox}, in_force)
 
     def take_finished(progress: ProgressReader) -> None:
         if progress.collected is None:
