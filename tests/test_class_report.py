@@ -95,6 +95,34 @@ def test_the_page_needs_no_network_and_carries_no_script(graded_class):
     assert html.escape(HOSTILE) in page and html.escape(HOSTILE_ID) in page
 
 
+@pytest.mark.parametrize(
+    "damage",
+    [
+        ("batch.json", "[]"),
+        ("records/orla.json", "not json"),
+        ("records/orla.json", "[1, 2]"),
+        ("reports/orla.json", "{}"),
+        ("reports/orla.json", "\xff"),
+    ],
+    ids=["batch-a-list", "record-not-json", "record-a-list", "report-empty", "report-not-utf8"],
+)
+def test_a_damaged_batch_folder_is_refused_in_one_line_by_report_export_and_merge(graded_class, tmp_path, damage):
+    name, text = damage
+    folder = tmp_path / "class"
+    shutil.copytree(graded_class, folder)
+    (folder / name).write_bytes(text.encode("latin-1"))
+    roster = tmp_path / "roster.csv"
+    roster.write_text("student\norla\n")
+    for command in (
+        ["report", str(folder)],
+        ["export", str(folder), "--roster", str(roster), "--format", "csv"],
+        ["merge", str(folder), "--lab", LAB, "--out", str(tmp_path / "merged")],
+    ):
+        result = CliRunner().invoke(main, command)
+        assert result.exit_code == 2, (command, result.output, result.exception)
+        assert "Traceback" not in result.output and name.split("/")[0] in result.output, (command, result.output)
+
+
 @pytest.mark.parametrize("bad", ["missing", "not-a-batch", "a-file", "unfinished", "another-kit"])
 def test_a_bad_folder_is_refused_in_one_line(tmp_path, bad):
     target = tmp_path / bad

@@ -115,6 +115,8 @@ def merge(
     with a status saying so (shards.SHARD_MISSING, shards.SHARD_UNFINISHED).
     """
     found = [shards.Folder(folder, *outputs.read_folder(folder)) for folder in shard_dirs]
+    for folder in found:  # every report a report, before anything is written (OutputError otherwise)
+        outputs.graded_reports(folder.path, folder.records)
     plan = shards.plan(found, lab.id, outputs.kit_identity(lab.tests_sha256()), partial=partial)
     out = Outputs(out_dir, lab.id, _max_score(lab), lab.tests_sha256())
     out.open(resume=False, about=plan.about)

@@ -53,21 +53,41 @@ def read_folder(root: Path) -> tuple[dict, dict[str, dict]]:
         raise OutputError(f"{root} is not a batch folder (no batch.json)") from None
     except (OSError, ValueError) as exc:
         raise OutputError(f"{root}/batch.json cannot be read: {exc}") from None
+    if type(about) is not dict:
+        raise OutputError(f"{root}/batch.json is not a batch's description: grade the class again into a new --out")
     records = {}
     for path in sorted((root / "records").glob("*.json")):
-        record = json.loads(path.read_text(encoding="utf-8"))
+        record = _object(path, "is not a student's record")
         if record.get("status") != "graded" or (root / str(record.get("report"))).is_file():
             records[path.stem] = record
     return about, records
 
 
 def graded_reports(root: Path, records: dict[str, dict]) -> dict[str, dict]:
-    """The reports of the graded students among ``records`` (by key), by key; raises what reading them raises."""
-    return {
-        key: json.loads((root / record["report"]).read_text(encoding="utf-8"))
-        for key, record in records.items()
-        if record.get("status") == "graded"
-    }
+    """The reports of the graded students among ``records`` (by key), by key; OutputError for one that is
+    not a report."""
+    reports = {}
+    for key, record in records.items():
+        if record.get("status") == "graded":
+            report = _object(root / str(record.get("report")), "is not a report")
+            if type(report.get("tests")) is not list or type(report.get("tasks")) is not list:
+                raise OutputError(f"{root / str(record.get('report'))} is not a report: {DAMAGED}")
+            reports[key] = report
+    return reports
+
+
+DAMAGED = "the folder was changed by hand or damaged; grade that student again (grader batch ... --resume)"
+
+
+def _object(path: Path, what: str) -> dict:
+    """The JSON object ``path`` holds; OutputError (``what`` it is otherwise) if it holds none."""
+    try:
+        found = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise OutputError(f"{path} cannot be read ({exc}): {DAMAGED}") from None
+    if type(found) is not dict:
+        raise OutputError(f"{path} {what}: {DAMAGED}")
+    return found
 
 
 def file_path(root: Path, key: str) -> Path:
@@ -158,7 +178,12 @@ class Outputs:
         and write ``about``, its ``batch.json`` (grader.batch.shards.describe)."""
         meta_path = self.root / "batch.json"
         if meta_path.exists():
-            meta = json.loads(meta_path.read_text(encoding="utf-8"))
+            try:
+                meta = json.loads(meta_path.read_text(encoding="utf-8"))
+            except (OSError, ValueError) as exc:
+                raise OutputError(f"{meta_path} cannot be read ({exc}): choose another --out") from None
+            if type(meta) is not dict:
+                raise OutputError(f"{meta_path} is not a batch's description: choose another --out")
             if meta.get("lab") != self.lab_id:
                 raise OutputError(f"{self.root} holds a batch of lab {meta.get('lab')}, not {self.lab_id}")
             if not resume:
@@ -189,6 +214,8 @@ class Outputs:
         try:
             record = json.loads(self.record_path(entry.key).read_text(encoding="utf-8"))
         except (OSError, ValueError):
+            return None
+        if type(record) is not dict:  # damaged: graded again
             return None
         if record.get("status") == "graded" and not self.report_path(entry.key).is_file():
             return None
