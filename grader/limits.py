@@ -51,7 +51,10 @@ def _limit(default, low, high, unit="", *, from_low=True):
     return field(default=default, metadata={"range": Range(low, high, whole, unit, from_low)})
 
 
-SECONDS = {"low": 0, "high": HOUR, "unit": "seconds", "from_low": False}
+# A time limit under a tenth of a second measures the clock, not the code; a whole run needs seconds
+# to start its test process and collect the tests before the first one runs.
+SECONDS = {"low": 0.1, "high": HOUR, "unit": "seconds"}
+MIN_RUN_SECONDS = 5
 
 
 @dataclass(frozen=True)
@@ -80,7 +83,7 @@ RUN_SECONDS = "run_seconds"  # the runner's: one submission's whole run, in a ba
 DEFAULT_RUN_SECONDS = 300.0
 RANGES: dict[str, Range] = {
     **{f.name: f.metadata["range"] for f in fields(Limits)},
-    RUN_SECONDS: Range(**SECONDS, whole=False),
+    RUN_SECONDS: Range(**{**SECONDS, "low": MIN_RUN_SECONDS}, whole=False),
 }
 
 

@@ -47,8 +47,8 @@ def test_the_limits_are_the_walls_fields_and_the_runners_run_seconds():
 @pytest.mark.parametrize(
     ("name", "good", "bad"),
     [
-        ("test_seconds", [0.5, 3600], [0, -1, 3600.5, float("nan"), float("inf"), "10", True]),
-        ("run_seconds", [1, 3600], [0, -5, 7200]),
+        ("test_seconds", [0.1, 0.5, 3600], [0, 0.05, 1e-300, -1, 3600.5, float("nan"), float("inf"), "10", True]),
+        ("run_seconds", [5, 3600], [0, 0.5, 4.9, -5, 7200]),
         ("cpu_seconds", [1, 3600], [0, 1.5, 3601]),
         ("memory_mb", [limits.MIN_MEMORY_MB, 65536], [1, limits.MIN_MEMORY_MB - 1, 65537, 256.5]),
         ("output_kb", [1, 1048576], [0, 1048577]),
@@ -78,9 +78,9 @@ def test_the_readme_lists_every_limit_with_its_default_and_range():
         rule = limits.RANGES[name]
         expected = "`test_seconds`" if name == "cpu_seconds" else f"{int(DEFAULTS[name])}"
         assert default.strip() == expected, name
-        low, high = int(rule.low), int(rule.high)
-        bounds = f"whole, {low} to {high}" if rule.whole else f"more than {low}, at most {high}"
-        assert rule.whole or not rule.from_low  # every limit that is not whole is a time
+        low, high = (str(int(x)) if float(x).is_integer() else str(x) for x in (rule.low, rule.high))
+        bounds = f"whole, {low} to {high}" if rule.whole else f"at least {low}, at most {high}"
+        assert rule.whole or rule.unit == "seconds"  # every limit that is not whole is a time
         assert allowed.strip() == bounds, name
 
 
@@ -93,14 +93,14 @@ def test_the_readme_lists_every_limit_with_its_default_and_range():
         ("bogus=1", "--limit bogus=1: there is no limit 'bogus'"),
         (
             "test_seconds=-1",
-            "--limit test_seconds=-1: test_seconds must be a number of seconds more than 0 and at most 3600",
+            "--limit test_seconds=-1: test_seconds must be a number of seconds at least 0.1 and at most 3600",
         ),
         ("memory_mb=1", "--limit memory_mb=1: memory_mb must be a whole number of MiB from 128 to 65536"),
         ("cpu_seconds=1.5", "--limit cpu_seconds=1.5: cpu_seconds must be a whole number of seconds from 1 to 3600"),
         ("output_kb=0", "--limit output_kb=0: output_kb must be a whole number of KiB from 1 to 1048576"),
         (
             "run_seconds=soon",
-            "--limit run_seconds=soon: run_seconds must be a number of seconds more than 0 and at most 3600",
+            "--limit run_seconds=soon: run_seconds must be a number of seconds at least 5 and at most 3600",
         ),
         ("soon", "--limit takes NAME=NUMBER, got 'soon'"),
     ],
