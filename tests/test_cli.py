@@ -294,7 +294,7 @@ def test_make_lab_without_the_starter_says_to_restore_it(tmp_path, monkeypatch, 
 
 def test_a_json_report_is_written_only_where_it_replaces_nothing_but_a_report(tmp_path):
     """--json is checked before any grading: never the file under test, a link, a pipe or a device,
-    never in a folder that is missing; a usage error says which."""
+    never where no file can be made; a usage error says which."""
     path = tmp_path / "mine.py"
     path.write_text(reference_source("ch06"))
     os.mkfifo(tmp_path / "pipe")
@@ -304,7 +304,7 @@ def test_a_json_report_is_written_only_where_it_replaces_nothing_but_a_report(tm
         str(tmp_path / "pipe"): "not a regular file",
         str(tmp_path / "link.json"): "not a regular file",
         "/dev/null": "not a regular file",
-        str(tmp_path / "no" / "such" / "r.json"): "no folder",
+        str(path / "r.json"): "cannot be written",  # under a file
         "/proc/r.json": "cannot be written",  # even for root
     }
     for given, said in cases.items():

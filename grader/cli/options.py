@@ -71,7 +71,7 @@ def _number(text: str) -> int | float | str:
 def output_file(option: str, given: str | None, *, never: tuple[Path, ...] = ()) -> Path | None:
     """The file ``option`` names to write, checked before any work: it must be a regular file or
     nothing yet (writing replaces it, which must not turn a link, a pipe or a device into a file),
-    in a folder that exists and may be written, and none of ``never`` (the file under test)."""
+    in a folder that may be written (made if missing), and none of ``never`` (the file under test)."""
     if given is None:
         return None
     path = Path(given)
@@ -82,10 +82,9 @@ def output_file(option: str, given: str | None, *, never: tuple[Path, ...] = ())
     if any(path.exists() and other.exists() and path.samefile(other) for other in never):
         raise UsageProblem(f"{option} {given} is the file under test: writing the report there would replace it")
     folder = path.parent
-    if not folder.is_dir():
-        raise UsageProblem(f"{option} {given}: no folder {folder} to write it in")
-    try:  # as the write will: a file made beside it (root passes permission checks that /proc still refuses)
-        with tempfile.TemporaryFile(dir=folder):
+    try:  # made if missing (make lab's reports/), and written to as the report will be: a file made beside it
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=folder):  # root passes permission checks that /proc still refuses
             pass
     except OSError as exc:
         raise UsageProblem(f"{option} {given}: the folder {folder} cannot be written ({exc.strerror})") from None
