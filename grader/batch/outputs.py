@@ -47,14 +47,9 @@ def kit_identity(tests_sha256: str) -> dict:
 
 def read_folder(root: Path) -> tuple[dict, dict[str, dict]]:
     """A batch folder's ``batch.json`` and its records by key (a graded one only with its report)."""
-    try:
-        about = json.loads((root / "batch.json").read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise OutputError(f"{root} is not a batch folder (no batch.json)") from None
-    except (OSError, ValueError) as exc:
-        raise OutputError(f"{root}/batch.json cannot be read: {exc}") from None
-    if type(about) is not dict:
-        raise OutputError(f"{root}/batch.json is not a batch's description: grade the class again into a new --out")
+    if not (root / "batch.json").exists():
+        raise OutputError(f"{root} is not a batch folder (no batch.json)")
+    about = _object(root / "batch.json", "is not a batch's description", "grade the class again into a new --out")
     records = {}
     for path in sorted((root / "records").glob("*.json")):
         record = _object(path, "is not a student's record")
@@ -79,14 +74,14 @@ def graded_reports(root: Path, records: dict[str, dict]) -> dict[str, dict]:
 DAMAGED = "the folder was changed by hand or damaged; grade that student again (grader batch ... --resume)"
 
 
-def _object(path: Path, what: str) -> dict:
-    """The JSON object ``path`` holds; OutputError (``what`` it is otherwise) if it holds none."""
+def _object(path: Path, what: str, advice: str = DAMAGED) -> dict:
+    """The JSON object ``path`` holds; OutputError (``what`` it is otherwise, and ``advice``) if it holds none."""
     try:
         found = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
-        raise OutputError(f"{path} cannot be read ({exc}): {DAMAGED}") from None
+        raise OutputError(f"{path} cannot be read ({exc}): {advice}") from None
     if type(found) is not dict:
-        raise OutputError(f"{path} {what}: {DAMAGED}")
+        raise OutputError(f"{path} {what}: {advice}")
     return found
 
 
@@ -178,12 +173,7 @@ class Outputs:
         and write ``about``, its ``batch.json`` (grader.batch.shards.describe)."""
         meta_path = self.root / "batch.json"
         if meta_path.exists():
-            try:
-                meta = json.loads(meta_path.read_text(encoding="utf-8"))
-            except (OSError, ValueError) as exc:
-                raise OutputError(f"{meta_path} cannot be read ({exc}): choose another --out") from None
-            if type(meta) is not dict:
-                raise OutputError(f"{meta_path} is not a batch's description: choose another --out")
+            meta = _object(meta_path, "is not a batch's description", "choose another --out")
             if meta.get("lab") != self.lab_id:
                 raise OutputError(f"{self.root} holds a batch of lab {meta.get('lab')}, not {self.lab_id}")
             if not resume:
