@@ -211,3 +211,18 @@ def test_graphs_drawn_once_are_kept_apart_by_the_strategy_that_drew_them():
     with pytest.raises(RuntimeError, match="no operations"):
         graphs.check_random_graphs(_NoOperations, graphs.scalar_graphs(), graphs.SCALAR_GRAPH_SETTINGS, hint="")
     graphs.check_random_graphs(_NoOperations, scalar_graphs(), graphs.SCALAR_GRAPH_SETTINGS, hint="")
+
+
+def test_a_correct_engine_runs_every_graph_before_its_one_read(monkeypatch):
+    """A passing engine's graphs are all run, forward and backward, before their values are read back,
+    together: behind the wall the whole check is one round trip, not two a graph."""
+    from grader.testing import gradients
+
+    events = []
+    backward, read_each = Value.backward, gradients.read_each
+    monkeypatch.setattr(Value, "backward", lambda self, *a: events.append("backward") or backward(self, *a))
+    monkeypatch.setattr(gradients, "read_each", lambda pairs: events.append("read") or read_each(pairs))
+    graphs.check_random_graphs(Value, graphs.scalar_graphs(), graphs.SCALAR_GRAPH_SETTINGS, hint="")
+    assert events == ["backward"] * len(
+        graphs.searched_graphs(graphs.scalar_graphs(), graphs.SCALAR_GRAPH_SETTINGS)
+    ) + ["read"]

@@ -119,6 +119,34 @@ def _check_result(out, f, inputs, what: str):
         )
 
 
+def _tensor_oracle(f, arrays: list[np.ndarray], seed_array: np.ndarray | None):
+    """The oracle's forward value of ``f`` at ``arrays``, and a function giving the expected
+    gradient of input i (central differences of the loss ``backward(seed)`` starts from)."""
+
+    def spec_loss(i, x):
+        args = [SpecTensor(x if j == i else arrays[j]) for j in range(len(arrays))]
+        value = f(*args).data
+        return float((value * seed_array).sum() if seed_array is not None else value.sum())
+
+    def expected_gradient(i):
+        return numerical_gradient(lambda x: spec_loss(i, x), arrays[i])
+
+    return f(*[SpecTensor(a) for a in arrays]).data, expected_gradient
+
+
+def _scalar_oracle(f, values: list[float]):
+    """The same for the scalar engine: the forward value, and input i's expected derivative."""
+
+    def spec_loss(i, x):
+        args = [SpecScalar(float(x) if j == i else values[j]) for j in range(len(values))]
+        return f(*args).data
+
+    def expected_gradient(i):
+        return float(numerical_gradient(lambda x: spec_loss(i, x), np.array(values[i])))
+
+    return f(*[SpecScalar(v) for v in values]).data, expected_gradient
+
+
 def check_tensor_gradients(
     Tensor, f, inputs, what: str, *, hint: str = "", seed=None, forward_hint: str = "", also=(), explain=True
 ) -> list[np.ndarray]:
@@ -132,13 +160,7 @@ def check_tensor_gradients(
     """
     arrays = [np.array(x, dtype=np.float64) for x in inputs]
     seed_array = None if seed is None else np.array(seed, dtype=np.float64)
-
-    def spec_loss(i, x):
-        args = [SpecTensor(x if j == i else arrays[j]) for j in range(len(arrays))]
-        value = f(*args).data
-        return float((value * seed_array).sum() if seed_array is not None else value.sum())
-
-    expected_out = f(*[SpecTensor(a) for a in arrays]).data
+    expected_out, expected_gradient = _tensor_oracle(f, arrays, seed_array)
     with explained_errors(f, arrays) if explain else nullcontext():
         tensors = [Tensor(given(a)) for a in arrays]
         out = f(*tensors)
@@ -175,7 +197,7 @@ def check_tensor_gradients(
         grads = read_each((t, "grad") for t in tensors)  # one round trip behind the wall
         for i, array in enumerate(arrays):
             got = as_array(grads[i](), f"{what}: input {i}'s .grad")
-            expected = numerical_gradient(lambda x, i=i: spec_loss(i, x), array)
+            expected = expected_gradient(i)
             label = f"{what}: gradient of input {i} (shape {array.shape})" if len(arrays) > 1 else f"{what}: gradient"
             _compare_gradient(got, expected, label, hint, diagnose)
             checked.append(got)
@@ -186,12 +208,7 @@ def check_scalar_gradients(Value, f, inputs, what: str, *, hint: str = "", also=
     """Check ``f``'s forward value and every input's gradient for the scalar engine; return the
     gradients it computed (``also``, ``explain``: as for check_tensor_gradients)."""
     values = [float(x) for x in inputs]
-
-    def spec_loss(i, x):
-        args = [SpecScalar(float(x) if j == i else values[j]) for j in range(len(values))]
-        return f(*args).data
-
-    expected_out = f(*[SpecScalar(v) for v in values]).data
+    expected_out, expected_gradient = _scalar_oracle(f, values)
     with explained_errors(f, values) if explain else nullcontext():
         leaves = [Value(v) for v in values]
         out = f(*leaves)
@@ -218,11 +235,58 @@ def check_scalar_gradients(Value, f, inputs, what: str, *, hint: str = "", also=
         grads = read_each((leaf, "grad") for leaf in leaves)  # one round trip behind the wall
         for i, v in enumerate(values):
             got = as_float(grads[i](), f"{what}: input {i}'s .grad")
-            expected = float(numerical_gradient(lambda x, i=i: spec_loss(i, x), np.array(v)))
+            expected = expected_gradient(i)
             label = f"{what}: d/d(input {i}) at {v:g}" if len(values) > 1 else f"{what}: derivative at {v:g}"
             _compare_gradient(np.array(got), np.array(expected), label, hint, diagnose)
             checked.append(got)
     return checked
+
+
+def passes_every_check(engine, cases) -> bool:
+    """Whether check_scalar_gradients (``engine`` is a Value class) or check_tensor_gradients
+    would pass on every case of ``cases``, each a computation ``(f, inputs, seed)``.
+
+    Every computation is run first, forward and backward, and every forward value and gradient
+    read at the end: behind the wall that is one round trip for all the cases, not two each. So a
+    case's values are read after the later cases ran, its forward value after its backward, and
+    its objects live until the end: only an engine whose values change after they are computed
+    could pass here and fail the checks in turn. A False is not a verdict: the caller checks the
+    cases in turn to find the failure (an error of the grading itself is raised here).
+    """
+    scalar = bool(cases) and isinstance(cases[0][1][0], float)
+    try:
+        runs = []
+        for f, inputs, seed in cases:
+            leaves = (
+                [engine(float(x)) for x in inputs] if scalar else [engine(given(np.asarray(x, float))) for x in inputs]
+            )
+            out = f(*leaves)
+            if out is None:
+                return False
+            if seed is None:
+                out.backward()
+            else:
+                out.backward(given(np.asarray(seed, float)))
+            runs.append((out, leaves))
+        reads = iter(
+            read_each(pair for out, leaves in runs for pair in [(out, "data"), *((x, "grad") for x in leaves)])
+        )
+        as_value = as_float if scalar else as_array
+        for f, inputs, seed in cases:
+            values = [float(x) for x in inputs] if scalar else [np.array(x, dtype=np.float64) for x in inputs]
+            seed_array = None if seed is None else np.array(seed, dtype=np.float64)
+            expected_out, expected_gradient = (
+                _scalar_oracle(f, values) if scalar else _tensor_oracle(f, values, seed_array)
+            )
+            expect_close(as_value(next(reads)(), ""), expected_out, "", atol=FORWARD_ATOL, rtol=FORWARD_RTOL)
+            for i in range(len(values)):
+                got = np.array(as_value(next(reads)(), ""))
+                _compare_gradient(got, np.array(expected_gradient(i)), "", "", lambda: "")
+    except (verdicts.SubmissionError, verdicts.WorkerFailure):
+        raise
+    except Exception:  # a check failed, or the code under test raised: the caller finds which
+        return False
+    return True
 
 
 def expect_scalar_gradients(

@@ -25,7 +25,7 @@ from hypothesis.errors import Flaky, NoSuchExample
 
 from grader import verdicts
 from grader.testing.checks import fail, show
-from grader.testing.gradients import check_scalar_gradients, check_tensor_gradients
+from grader.testing.gradients import check_scalar_gradients, check_tensor_gradients, passes_every_check
 from grader.testing.spec import SpecScalar, SpecTensor
 
 LEAF_NAMES = "abcd"
@@ -349,9 +349,10 @@ def check_random_graphs(engine, graphs, graph_settings: settings, *, hint: str) 
     smallest failing graph found, checked again with the full diagnosis.
 
     The search draws the same graphs for every engine until one fails, so those graphs are drawn
-    once per process (searched_graphs) and checked in turn: drawing them was most of the test's
-    time for an engine that passes. Only an engine that fails one is searched, from the start, as
-    Hypothesis would have from the first graph.
+    once per process (searched_graphs) and checked all at once: drawing them was most of the test's
+    time for an engine that passes, and checking them in turn two round trips a graph behind the
+    wall. Only an engine that fails one is searched, from the start, as Hypothesis would have from
+    the first graph.
 
     The search asks only whether a graph fails: any exception the code under test raises counts, so
     the search takes the same path in-process and behind the wall, where an exception's type and
@@ -404,18 +405,13 @@ def check_random_graphs(engine, graphs, graph_settings: settings, *, hint: str) 
 
 
 def _passes_every_searched_graph(engine, graphs, graph_settings: settings) -> bool:
-    """Whether ``engine`` passes every graph the search draws when none fails; an error of the grading
-    itself (a time limit, the worker lost) is raised, as the search would."""
-    for graph in _searched_once(graphs, graph_settings):
-        try:
-            # The checker hands the engine copies of the leaves: code under test run in-process that
-            # writes into its inputs cannot change these graphs for the next submission graded here.
-            check_graph(engine, graph, explain=False)
-        except (verdicts.SubmissionError, verdicts.WorkerFailure):
-            raise
-        except Exception:
-            return False
-    return True
+    """Whether ``engine`` passes every graph the search draws when none fails, all checked at once
+    (passes_every_check: behind the wall one round trip, not two a graph). The checker hands the
+    engine copies of the leaves: code under test run in-process that writes into its inputs cannot
+    change these graphs for the next submission graded here. An error of the grading itself (a time
+    limit, the worker lost) is raised, as the search would."""
+    searched = _searched_once(graphs, graph_settings)
+    return passes_every_check(engine, [(graph, graph.leaves, output_seed(graph)) for graph in searched])
 
 
 _SEARCHED: dict[tuple[object, str, str], list[Graph]] = {}
