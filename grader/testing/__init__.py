@@ -15,7 +15,9 @@ from grader.testing.checks import (
     raises,
 )
 from grader.testing.gradients import (
+    check_scalar_cases,
     check_scalar_gradients,
+    check_tensor_cases,
     check_tensor_gradients,
     expect_scalar_gradients,
     expect_tensor_gradients,
@@ -34,7 +36,9 @@ __all__ = [
     "beside",
     "as_float",
     "as_shape",
+    "check_scalar_cases",
     "check_scalar_gradients",
+    "check_tensor_cases",
     "check_tensor_gradients",
     "constant",
     "expect_close",

@@ -242,9 +242,9 @@ def check_scalar_gradients(Value, f, inputs, what: str, *, hint: str = "", also=
     return checked
 
 
-def passes_every_check(engine, cases) -> bool:
-    """Whether check_scalar_gradients (``engine`` is a Value class) or check_tensor_gradients
-    would pass on every case of ``cases``, each a computation ``(f, inputs, seed)``.
+def passes_every_check(engine, cases, *, scalar: bool) -> bool:
+    """Whether check_scalar_gradients (``scalar``: ``engine`` is a Value class) or
+    check_tensor_gradients would pass on every case of ``cases``, each a computation ``(f, inputs, seed)``.
 
     Every computation is run first, forward and backward, and every forward value and gradient
     read at the end: behind the wall that is one round trip for all the cases, not two each. So a
@@ -253,7 +253,6 @@ def passes_every_check(engine, cases) -> bool:
     could pass here and fail the checks in turn. A False is not a verdict: the caller checks the
     cases in turn to find the failure (an error of the grading itself is raised here).
     """
-    scalar = bool(cases) and isinstance(cases[0][1][0], float)
     try:
         runs = []
         for f, inputs, seed in cases:
@@ -287,6 +286,24 @@ def passes_every_check(engine, cases) -> bool:
     except Exception:  # a check failed, or the code under test raised: the caller finds which
         return False
     return True
+
+
+def check_scalar_cases(Value, cases) -> None:
+    """check_scalar_gradients(Value, f, inputs, what, hint=hint) for each ``(f, inputs, what, hint)`` of
+    ``cases``: all at once when every case passes (passes_every_check: one round trip behind the wall),
+    in turn to name the first that fails, with its diagnosis."""
+    cases = list(cases)
+    if not passes_every_check(Value, [(f, inputs, None) for f, inputs, _, _ in cases], scalar=True):
+        for f, inputs, what, hint in cases:
+            check_scalar_gradients(Value, f, inputs, what, hint=hint)
+
+
+def check_tensor_cases(Tensor, cases) -> None:
+    """The same for check_tensor_gradients (a multi-element output's backward() gets no seed)."""
+    cases = list(cases)
+    if not passes_every_check(Tensor, [(f, inputs, None) for f, inputs, _, _ in cases], scalar=False):
+        for f, inputs, what, hint in cases:
+            check_tensor_gradients(Tensor, f, inputs, what, hint=hint)
 
 
 def expect_scalar_gradients(

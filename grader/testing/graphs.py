@@ -411,7 +411,8 @@ def _passes_every_searched_graph(engine, graphs, graph_settings: settings) -> bo
     change these graphs for the next submission graded here. An error of the grading itself (a time
     limit, the worker lost) is raised, as the search would."""
     searched = _searched_once(graphs, graph_settings)
-    return passes_every_check(engine, [(graph, graph.leaves, output_seed(graph)) for graph in searched])
+    cases = [(graph, graph.leaves, output_seed(graph)) for graph in searched]
+    return passes_every_check(engine, cases, scalar=bool(searched) and isinstance(searched[0].leaves[0], float))
 
 
 _SEARCHED: dict[tuple[object, str, str], list[Graph]] = {}

@@ -20,6 +20,7 @@ from grader.testing import (
     as_float,
     as_shape,
     beside,
+    check_scalar_cases,
     check_scalar_gradients,
     check_tensor_gradients,
     constant,
@@ -169,10 +170,12 @@ def test_value_used_twice_gets_both_contributions():
         rtol=0,
     )
     # The same leaf in every operand position: a rule that assigns instead of adding loses a contribution.
+    cases = []
     for name, f in REUSE_CASES.items():
-        check_scalar_gradients(lab.Value, f, [1.5], f"Value {name}", hint=REUSE)
+        cases.append((f, [1.5], f"Value {name}", REUSE))
         # + x on top: x already holds a contribution when each rule of f runs, which an assignment (=) loses
-        check_scalar_gradients(lab.Value, lambda x, f=f: f(x) + x, [1.5], f"Value ({name}) + x", hint=REUSE)
+        cases.append((lambda x, f=f: f(x) + x, [1.5], f"Value ({name}) + x", REUSE))
+    check_scalar_cases(lab.Value, cases)  # (f, inputs, what, hint): checked as check_scalar_gradients does
 
 
 REUSE_CASES = {
