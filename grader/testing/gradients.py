@@ -8,6 +8,11 @@ edit takes part in computing the expected numbers.
 When a check fails, the hint is a diagnosis (grader.testing.diagnosis) when the kit has
 one, and the test's own advice otherwise. The diagnosis only ever runs after a failure, and
 never with ``explain=False`` (a search that only needs to know whether a check fails).
+
+Behind the wall every value read waits for the worker. So a check first runs its computation
+forward and backward and reads the forward value and the gradients together, one round trip; only
+when that finds something wrong is it run again, read step by step (the forward value before
+backward), for the message that says which step is wrong.
 """
 
 from __future__ import annotations
@@ -160,6 +165,9 @@ def check_tensor_gradients(
     """
     arrays = [np.array(x, dtype=np.float64) for x in inputs]
     seed_array = None if seed is None else np.array(seed, dtype=np.float64)
+    at_once = _gradients_if_every_check_passes(Tensor, [(f, arrays, seed_array)], scalar=False)
+    if at_once is not None:  # one round trip behind the wall; a failure is run again, read step by step
+        return at_once[0]
     expected_out, expected_gradient = _tensor_oracle(f, arrays, seed_array)
     with explained_errors(f, arrays) if explain else nullcontext():
         tensors = [Tensor(given(a)) for a in arrays]
@@ -208,6 +216,9 @@ def check_scalar_gradients(Value, f, inputs, what: str, *, hint: str = "", also=
     """Check ``f``'s forward value and every input's gradient for the scalar engine; return the
     gradients it computed (``also``, ``explain``: as for check_tensor_gradients)."""
     values = [float(x) for x in inputs]
+    at_once = _gradients_if_every_check_passes(Value, [(f, values, None)], scalar=True)
+    if at_once is not None:  # as in check_tensor_gradients
+        return at_once[0]
     expected_out, expected_gradient = _scalar_oracle(f, values)
     with explained_errors(f, values) if explain else nullcontext():
         leaves = [Value(v) for v in values]
@@ -253,6 +264,11 @@ def passes_every_check(engine, cases, *, scalar: bool) -> bool:
     could pass here and fail the checks in turn. A False is not a verdict: the caller checks the
     cases in turn to find the failure (an error of the grading itself is raised here).
     """
+    return _gradients_if_every_check_passes(engine, cases, scalar=scalar) is not None
+
+
+def _gradients_if_every_check_passes(engine, cases, *, scalar: bool) -> list[list] | None:
+    """passes_every_check, with each case's gradients as the engine computed them (None: not all pass)."""
     try:
         runs = []
         for f, inputs, seed in cases:
@@ -261,7 +277,7 @@ def passes_every_check(engine, cases, *, scalar: bool) -> bool:
             )
             out = f(*leaves)
             if out is None:
-                return False
+                return None
             if seed is None:
                 out.backward()
             else:
@@ -271,6 +287,7 @@ def passes_every_check(engine, cases, *, scalar: bool) -> bool:
             read_each(pair for out, leaves in runs for pair in [(out, "data"), *((x, "grad") for x in leaves)])
         )
         as_value = as_float if scalar else as_array
+        gradients = []
         for f, inputs, seed in cases:
             values = [float(x) for x in inputs] if scalar else [np.array(x, dtype=np.float64) for x in inputs]
             seed_array = None if seed is None else np.array(seed, dtype=np.float64)
@@ -278,14 +295,14 @@ def passes_every_check(engine, cases, *, scalar: bool) -> bool:
                 _scalar_oracle(f, values) if scalar else _tensor_oracle(f, values, seed_array)
             )
             expect_close(as_value(next(reads)(), ""), expected_out, "", atol=FORWARD_ATOL, rtol=FORWARD_RTOL)
-            for i in range(len(values)):
-                got = np.array(as_value(next(reads)(), ""))
-                _compare_gradient(got, np.array(expected_gradient(i)), "", "", lambda: "")
+            gradients.append([as_value(next(reads)(), "") for _ in values])
+            for i, got in enumerate(gradients[-1]):
+                _compare_gradient(np.array(got), np.array(expected_gradient(i)), "", "", lambda: "")
     except (verdicts.SubmissionError, verdicts.WorkerFailure):
         raise
     except Exception:  # a check failed, or the code under test raised: the caller finds which
-        return False
-    return True
+        return None
+    return gradients
 
 
 def check_scalar_cases(Value, cases) -> None:
