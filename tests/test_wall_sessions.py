@@ -18,8 +18,9 @@ from grader import labs
 from grader.limits import Limits
 from grader.testing import constant
 from grader.verdicts import SubmissionError, WorkerFailure, WorkerTimeout
-from grader.wall import cpus, sandbox
+from grader.wall import cpus, profile, sandbox
 from grader.wall.proxy import HandedOver
+from grader.wall.recording import Recorded
 from grader.wall.session import WallSession
 from tests.mutation import reference_source
 
@@ -269,3 +270,22 @@ def test_an_error_carries_its_line_and_a_line_the_file_lacks_is_dropped(session)
     assert session.exception_from({**claimed, "line": len(lines)}).labkit_line == len(lines)
     for forged in (len(lines) + 1, 0, -3, 2**70, "3", 3.0, True, None, [3], {"n": 3}):
         assert session.exception_from({**claimed, "line": forged}).labkit_line is None, forged
+
+
+def test_a_recorded_function_runs_next_to_the_code_and_one_that_reads_is_called_back(session, tmp_path):
+    """gradcheck calls f 2n + 1 times: a recorded f (grader.testing.recorded) runs in the worker, with no
+    call back to the test; a function that reads a value of the code cannot be recorded and is called back."""
+    gradcheck, Tensor, GradcheckError = (session.public(n) for n in ("gradcheck", "Tensor", "GradcheckError"))
+    tally = session.current.tally = profile.Tally(tmp_path / "profile.jsonl")  # counts the calls back
+    inputs = [np.linspace(-1, 1, 6).reshape(2, 3), np.linspace(0.5, 2, 6).reshape(2, 3)]
+    gradcheck(Recorded(lambda a, b: ((a * b).tanh() + a).sum()), inputs)
+    assert tally.round_trips["callback"] == 0
+    gradcheck(lambda a, b: ((a * b).tanh() + a).sum(), inputs)
+    assert tally.round_trips["callback"] >= 1 + 2 * 12
+    called_back = tally.round_trips["callback"]
+    with pytest.raises(GradcheckError):  # right forward value, no gradient: gradcheck must catch it
+        gradcheck(Recorded(lambda a: Tensor(HandedOver(np.exp(a.data))).sum()), [inputs[0]])
+    assert tally.round_trips["callback"] > called_back
+    with pytest.raises(AttributeError, match="no_such_operation"):  # the code's own error, raised in the worker
+        gradcheck(Recorded(lambda a: a.no_such_operation()), [inputs[0]])
+    session.end()

@@ -131,3 +131,64 @@ def test_a_profile_keeps_only_the_costs_a_child_could_have_spent():
     figures = tally.as_dict("s.py")
     assert figures["requests"] == 3 and figures["round_trips"] == {"read": 2, "callback": 1, "hello": 2}
     assert figures["children"] == 2 and figures["worker_s"] == {**honest, "starting": 0.51}
+
+
+def _program_of(f):
+    """``f`` recorded (grader.wall.recording), then decoded as the worker decodes it: a function."""
+    from grader.wall import recording, worker
+
+    buffers: list[bytes] = []
+    program = recording.record(recording.Recorded(f), codec.Encoder(lambda x: {"H": 1}, None, buffers).value)
+    frame = codec.pack({"op": "call", "args": [{"P": program}]}, buffers)
+    message, views = codec.unpack(frame)
+    decoder = codec.Decoder(views, lambda hid, t=None: None, program=worker.recorded_function)
+    return decoder.value(message["args"][0])
+
+
+def test_a_recorded_function_applies_the_same_operations_in_the_worker():
+    from reference.ch06 import Tensor
+
+    w = constant(np.linspace(-1, 1, 4).reshape(2, 2, 1))
+    functions = [
+        lambda a, b: ((a @ b).tanh().mean(axis=-1, keepdims=True) * w).sum(),
+        lambda a, b: (2.0 - a * b).exp().sum(axis=(0, 1)) / 3.0,
+        lambda a, b: sum([a * b, -a, 1.5 * b]).relu().sum(),
+    ]
+    x, y = np.linspace(-1, 1, 12).reshape(2, 2, 3), np.linspace(0.5, 1.5, 12).reshape(2, 3, 2)
+    for f in functions[:1]:
+        assert _program_of(f)(Tensor(x), Tensor(y)).data == f(Tensor(x), Tensor(y)).data
+    x, y = np.linspace(-1, 1, 6).reshape(2, 3), np.linspace(0.5, 1.5, 6).reshape(2, 3)
+    for f in functions[1:]:
+        assert np.array_equal(_program_of(f)(Tensor(x), Tensor(y)).data, f(Tensor(x), Tensor(y)).data)
+    with pytest.raises(TypeError, match="takes 2 arguments"):
+        _program_of(functions[1])(Tensor(x))
+
+
+@pytest.mark.parametrize(
+    "f",
+    [
+        lambda a: a.data * 2,  # reads a value
+        lambda a: a if a else a,  # tests it for truth
+        lambda a: float(a),
+        lambda a: a.sum() + len(a),
+        lambda a: np.float64(3.0),  # returns what is not an operation's result
+        lambda a, *rest: a.sum(),  # not plain positional arguments
+        lambda a, k=2: a * k,
+        lambda a: a.reshape([a, 2]),  # an object of the code inside another value
+        lambda a: a.apply(lambda v: v),  # a function
+        lambda a: setattr(a, "grad", 0.0),
+    ],
+)
+def test_a_function_that_does_more_than_operations_is_not_recorded(f):
+    from grader.wall import recording
+
+    with pytest.raises(recording.NotRecordable):
+        recording.record(recording.Recorded(f), codec.Encoder(lambda x: (_ for _ in ()).throw(TypeError("no"))).value)
+
+
+def test_the_trusted_side_never_decodes_a_program():
+    """Only the worker runs a recorded function: a reply that holds one is a protocol error."""
+    frame = codec.pack({"op": "reply", "ok": {"P": {"n": 0, "steps": [], "out": 0}}}, [])
+    message, buffers = codec.unpack(frame)
+    with pytest.raises(codec.ProtocolError, match="unknown value tag"):
+        codec.Decoder(buffers, lambda hid, t: None).value(message["ok"])

@@ -25,7 +25,7 @@ from grader.testing.gradients import (
 )
 from grader.testing.marks import graded, searching
 from grader.testing.numeric import numerical_gradient
-from grader.testing.remote import beside, constant, given, read_many
+from grader.testing.remote import beside, constant, given, read_many, recorded
 from grader.testing.spec import SpecScalar, SpecTensor
 
 __all__ = [
@@ -53,4 +53,5 @@ __all__ = [
     "raises",
     "given",
     "read_many",
+    "recorded",
 ]

@@ -12,7 +12,9 @@ Values are JSON, with tagged objects for what JSON lacks:
   {"A": i, "s": shape, "d": dtype} an array whose bytes are buffer i ("ro": 1 added when the
       sender's array is read-only: the worker then makes its copy read-only for good),
   {"H": id, "t": type name} a handle to an object that stays on the side that owns it,
-  {"C": id} a callable of the trusted side that the worker may call back.
+  {"C": id} a callable of the trusted side that the worker may call back,
+  {"P": program} a function of the test's recorded as operations (grader.wall.recording), which the
+      worker runs itself (only the worker decodes it: it comes from the trusted side).
 
 Decoding never unpickles and accepts only those tags and a short list of numeric
 dtypes, so nothing the worker sends can become an object with behaviour.
@@ -114,10 +116,11 @@ class Decoder:
     ``keep_read_only``: an array sent read-only stays so (the worker's side: the trusted side
     needs no copy back of what a call could not change); otherwise every array is a writable copy."""
 
-    def __init__(self, buffers: list[memoryview], handle, callback=None, keep_read_only: bool = False):
+    def __init__(self, buffers: list[memoryview], handle, callback=None, keep_read_only: bool = False, program=None):
         self.buffers = buffers
         self.handle = handle
         self.callback = callback
+        self.program = program
         self.keep_read_only = keep_read_only
         self.used: set[int] = set()  # each buffer is decoded once: a frame cannot cost more than its size
 
@@ -153,6 +156,8 @@ class Decoder:
             return self._array(x)
         if "C" in x and self.callback is not None:
             return self.callback(_int(x["C"]))
+        if "P" in x and self.program is not None:
+            return self.program(x["P"], self)
         raise ProtocolError(f"unknown value tag in {str(x)[:80]}")
 
     def _array(self, x):

@@ -30,7 +30,7 @@ import numpy as np
 from grader import intake, verdicts
 from grader.limits import Limits
 from grader.verdicts import SubmissionError, WorkerCrashed, WorkerFailure, WorkerTimeout
-from grader.wall import codec, profile, sandbox
+from grader.wall import codec, profile, recording, sandbox
 from grader.wall.proxy import HandedOver, RemoteMethod, RemoteObject, channel_of, handle_of, type_of
 
 PIPE_SIZE = 1 << 20
@@ -189,9 +189,22 @@ class Channel:
         raise TypeError(f"cannot pass a {type(x).__name__} to the code under test")
 
     def _encode_callback(self, fn):
+        if isinstance(fn, recording.Recorded):
+            try:
+                return {"P": self._record(fn)}
+            except recording.NotRecordable:
+                fn = fn.function  # it does more than operations: it is called back
         cid = len(self.callbacks) + 1  # callbacks nest like the requests that pass them
         self.callbacks[cid] = fn
         return {"C": cid}
+
+    def _record(self, fn: recording.Recorded) -> dict:
+        """``fn``'s program (grader.wall.recording); its constant arrays join the frame's buffers only
+        once it is recorded whole."""
+        buffers = list(self.outbox_buffers)
+        program = recording.record(fn, codec.Encoder(self._encode_handle, _not_data, buffers).value)
+        self.outbox_buffers.extend(buffers[len(self.outbox_buffers) :])
+        return program
 
     def _decode_handle(self, hid, type_name):
         return RemoteObject(self, hid, type_name)
@@ -424,6 +437,10 @@ class Channel:
                 with contextlib.suppress(OSError):
                     os.close(fd)
         self.read_fd = self.write_fd = -1
+
+
+def _not_data(fn):
+    raise TypeError(f"a function ({type(fn).__name__}) is not data")
 
 
 def _decoded(decoder: codec.Decoder, value):

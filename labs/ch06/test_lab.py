@@ -33,6 +33,7 @@ from grader.testing import (
     given,
     graded,
     raises,
+    recorded,
     searching,
 )
 from grader.testing.graphs import (
@@ -664,7 +665,8 @@ def test_gradcheck_accepts_correct_gradients():
 
     inputs = [normal(2, 3), normal(2, 3, seed=1)]
     check_tensor_gradients(lab.Tensor, f, inputs, "((a * b).tanh() + a).sum()")  # the engine is right...
-    lab.gradcheck(f, inputs)  # ...and gradcheck agrees
+    # ...and gradcheck agrees (recorded(f) is f; behind the wall it runs next to your code, not called back)
+    lab.gradcheck(recorded(f), inputs)
 
 
 @graded(task="gradcheck", points=1, hint="gradcheck must raise GradcheckError (an AssertionError) on a wrong rule")
