@@ -306,6 +306,7 @@ def test_a_json_report_is_written_only_where_it_replaces_nothing_but_a_report(tm
         "/dev/null": "not a regular file",
         str(path / "r.json"): "cannot be written",  # under a file
         "/proc/r.json": "cannot be written",  # even for root
+        str(tmp_path / ("a" * 251 + ".json")): "more than the 255 a file name may have",  # make lab's, of a long name
     }
     for given, said in cases.items():
         result = run_cli("run", "--lab", "ch06", "--submission", str(path), "--json", given)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import os
 import tempfile
 from pathlib import Path
 
@@ -11,6 +12,8 @@ import click
 from grader import labs, limits
 from grader.implementation import Implementation
 from grader.verdicts import NO_REFERENCE
+
+NAME_MAX = 255  # bytes in one file's name on Linux's file systems
 
 
 class UsageProblem(click.ClickException):
@@ -77,6 +80,11 @@ def output_file(option: str, given: str | None, *, never: tuple[Path, ...] = ())
     path = Path(given)
     if not given or path.name in ("", ".", ".."):
         raise UsageProblem(f"{option} needs a file name, got {given!r}")
+    if len(os.fsencode(path.name)) > NAME_MAX:  # make lab names the report after the submission's file
+        raise UsageProblem(
+            f"{option}: the file name {path.name[:40]}... is {len(os.fsencode(path.name))} bytes long, more than "
+            f"the {NAME_MAX} a file name may have: give a shorter one (or rename the submission)"
+        )
     if path.is_symlink() or (path.exists() and not path.is_file()):
         raise UsageProblem(f"{option} {given}: not a regular file (a link, a pipe or a device is never replaced)")
     if any(path.exists() and other.exists() and path.samefile(other) for other in never):
