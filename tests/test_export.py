@@ -215,6 +215,17 @@ def test_submission_times_from_a_file_of_the_lms(out):
     assert by_student["ana"]["late_by"] == "0:15:00"  # shown all the same
 
 
+def test_a_due_time_is_read_even_when_unused_and_an_unused_one_is_said(out):
+    """--due is checked whatever it is used for; with no LMS submission times it is not used, and the
+    export says so (lateness may come from grader collect's commits) rather than drop it in silence."""
+    plain = out.parent / "plain.csv"
+    plain.write_text("student,lms_id\nana,1\n" + f"{FORMULA},2\n")
+    result = _export(out, "--format", "csv", "--due", "next friday", roster_path=plain)
+    assert result.exit_code == 2 and "due time" in result.output and "next friday" in result.output, result.output
+    result = _export(out, "--format", "csv", "--due", DUE, roster_path=plain)
+    assert result.exit_code == 0 and "warning: the due time is not used: no LMS submission times" in result.output
+
+
 def test_collected_late_work_counts_as_the_better_of_on_time_and_penalised_late(tmp_path):
     # two forks collected by grader collect, graded by grader batch: the commit times say how late
     forks = {name: Fork(tmp_path, name) for name in ("ada", "bo")}

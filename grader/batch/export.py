@@ -81,6 +81,8 @@ def _batch(root: Path) -> tuple[str, dict[str, dict], dict[str, dict], str]:
 def _lms_lateness(request: Request, members: list[roster.Member]) -> dict[str, int]:
     """How late each student handed in by the LMS's times (the roster's submitted_at, or --submission-times);
     none without a late policy (the roster's column is then left unused; a file of times asks for one)."""
+    if request.due is not None:
+        late.due_time(request.due)  # a due time that cannot be read is refused even where no time needs it
     times = {m.student: (m.submitted_at, f"{request.roster.name}, line {m.line}") for m in members if m.submitted_at}
     if request.submission_times is not None:
         try:
@@ -111,6 +113,10 @@ def _lms_lateness(request: Request, members: list[roster.Member]) -> dict[str, i
         except late.PolicyError as exc:
             raise ExportError(f"{where}: {exc}") from None
     return lateness
+
+
+def _has_lms_times(request: Request, members: list[roster.Member]) -> bool:
+    return request.submission_times is not None or any(m.submitted_at for m in members)
 
 
 def _check_roster_for(format: str, members: list[roster.Member], name: str) -> None:
@@ -189,6 +195,11 @@ def prepare(request: Request, *, now: datetime | None = None) -> Prepared:
         doc=doc,
     )
     warnings = [f"graded but not on the roster (not exported): {e['student']}" for e in extra]
+    if request.due is not None and not _has_lms_times(request, members):
+        warnings.append(
+            "the due time is not used: no LMS submission times (a roster submitted_at column or "
+            "--submission-times); lateness then comes from grader collect's commits, if any"
+        )
     return Prepared(request, output, text, doc, audit, warnings)
 
 
