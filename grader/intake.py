@@ -36,7 +36,7 @@ from pathlib import Path
 from grader import verdicts
 
 MAX_SUBMISSION_BYTES = 1 << 20  # a hand-written lab file is a few tens of KiB
-UTF16_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)  # a Windows editor's "Unicode": an encoding, not a binary
+UTF16_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)  # a Windows editor's "Unicode": text Python cannot run
 # What a binary a student might hand in by mistake starts with, and what to call it.
 BINARY_KINDS = (
     (b"%PDF-", "a PDF document"),
@@ -83,7 +83,9 @@ def read(path: Path, name: str | None = None) -> Source:
     if len(data) > MAX_SUBMISSION_BYTES:
         raise verdicts.too_large(name, max(info.st_size, len(data)), MAX_SUBMISSION_BYTES)
     kind = next((what for start, what in BINARY_KINDS if data.startswith(start)), "")
-    if kind or (b"\0" in data and not data.startswith(UTF16_BOMS)):
+    if not kind and _looks_utf16(data):  # before the NUL check: a NUL byte is half of each ASCII character
+        raise verdicts.utf16(name)
+    if kind or b"\0" in data:
         raise verdicts.binary_file(name, kind)
     if is_notebook(data):
         raise verdicts.notebook(name)
@@ -91,6 +93,18 @@ def read(path: Path, name: str | None = None) -> Source:
     if all(_blank_or_comment(line) for line in text.split("\n")):  # decode_source made every line end \n
         raise verdicts.empty_file(name, blank=True)
     return Source(data, text)
+
+
+def _looks_utf16(data: bytes) -> bool:
+    """Whether ``data`` is text saved as UTF-16: a byte-order mark, or (without one) mostly ASCII
+    characters, whose other byte is 0."""
+    if data.startswith(UTF16_BOMS):
+        return True
+    sample = data[:4096]
+    if len(sample) < 16:
+        return False
+    even, odd = sample[0::2].count(0) / len(sample[0::2]), sample[1::2].count(0) / len(sample[1::2])
+    return (even >= 0.9 and odd <= 0.1) or (odd >= 0.9 and even <= 0.1)
 
 
 def _blank_or_comment(line: str) -> bool:

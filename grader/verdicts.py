@@ -93,7 +93,7 @@ def empty_file(name: str, blank: bool = False) -> SubmissionError:
 
 
 def too_large(name: str, size: int, limit: int) -> SubmissionError:
-    return SubmissionError(f"{name} is {size // 1024} KiB, over the limit of {limit // 1024} KiB")
+    return SubmissionError(f"{name} is {-(-size // 1024)} KiB, over the limit of {limit // 1024} KiB")  # rounded up
 
 
 def binary_file(name: str, kind: str = "") -> SubmissionError:
@@ -112,6 +112,12 @@ def notebook(name: str) -> SubmissionError:
 
 def not_utf8(name: str, byte: int, line: int) -> SubmissionError:
     return SubmissionError(f"{name} is not UTF-8 (byte 0x{byte:02x} at line {line}): {ENCODING_FIX}")
+
+
+def utf16(name: str) -> SubmissionError:
+    return SubmissionError(
+        f'{name} is saved as UTF-16 ("Unicode" in some editors), which Python cannot run: save it as UTF-8'
+    )
 
 
 def not_declared_encoding(name: str, encoding: str, byte: int, line: int) -> SubmissionError:

@@ -30,6 +30,7 @@ from tests.mutation import reference_source
 
 LAB = "ch06"
 FIX = "save it as UTF-8, or declare its encoding on line 1 or 2 (# -*- coding: latin-1 -*-)"
+UTF16 = 'is saved as UTF-16 ("Unicode" in some editors), which Python cannot run: save it as UTF-8'
 
 # name -> the file's bytes, and what intake says (None: it reads the file)
 ENCODINGS = {
@@ -45,7 +46,8 @@ ENCODINGS = {
     "latin1-windows-lines": (b"x = 1\r\ny = 2\r\n# \xe9\r\n", f"a.py is not UTF-8 (byte 0xe9 at line 3): {FIX}"),
     "latin1-old-mac-lines": (b"x = 1\ry = 2\r# \xe9\r", f"a.py is not UTF-8 (byte 0xe9 at line 3): {FIX}"),
     "declared-too-late": (b"# caf\xe9\n# -*- coding: latin-1 -*-\n", f"a.py is not UTF-8 (byte 0xe9 at line 1): {FIX}"),
-    "utf16": ("x = 1\n".encode("utf-16"), f"a.py is not UTF-8 (byte 0xff at line 1): {FIX}"),
+    "utf16": ("x = 1\n".encode("utf-16"), f"a.py {UTF16}"),
+    "utf16-without-a-bom": ("x = 1\ny = 2\nz = 3\n".encode("utf-16-be"), f"a.py {UTF16}"),
     "declared-ascii": (
         b"# coding: ascii\nname = 'caf\xe9'\n",
         "a.py is not ascii, the encoding it declares (byte 0xe9 at line 2): "
@@ -139,7 +141,7 @@ def test_intake_refuses_what_is_not_a_source_file(tmp_path):
         "empty.py": f"empty.py {EMPTY}",
         "fifo.py": "fifo.py is not a regular file",
         "folder.py": "folder.py is not a regular file",
-        "huge.py": "huge.py is 1024 KiB, over the limit of 1024 KiB",
+        "huge.py": "huge.py is 1025 KiB, over the limit of 1024 KiB",  # one byte over, rounded up
         "nul.py": f"nul.py is a binary file, {NOT_SOURCE}",
         "report.py": f"report.py is a binary file (a PDF document), {NOT_SOURCE}",
         "saved-as.py": f"saved-as.py {NOTEBOOK}",
@@ -289,12 +291,14 @@ WRONG_KINDS = {
     "binary.py": b"PK\x03\x04\x14\x00\x06\x00" + bytes(range(256)),
     "empty.py": b"",
     "notes.py": b"# I will write the lab here\n\n",
+    "unicode.py": "x = 1\n".encode("utf-16"),  # Notepad's "Unicode"
 }
 REFUSED_AS = {
     "work.ipynb": NOTEBOOK,
     "binary.py": f"is a binary file (a zip archive, or a Word or Excel document), {NOT_SOURCE}",
     "empty.py": EMPTY,
     "notes.py": BLANK,
+    "unicode.py": UTF16,
 }
 OTHER_LAB = "lesson1_3"
 LOOKS_LIKE = f"looks like lab {OTHER_LAB}'s file"

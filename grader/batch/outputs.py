@@ -96,7 +96,7 @@ def _summary(root: Path) -> dict:
         summary = json.loads((root / "summary.json").read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise OutputError(
-            f"{root} has no summary.json: its batch has not finished (continue it with --resume)"
+            f"{root} has no summary.json: its batch has not finished (continue it with grader batch ... --resume)"
         ) from None
     except (OSError, ValueError) as exc:
         raise OutputError(f"{root}/summary.json cannot be read: {exc}") from None
