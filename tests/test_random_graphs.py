@@ -181,9 +181,25 @@ class _WrongOnlyAtFirst(Value):
 def test_an_engine_wrong_once_then_right_fails_as_unreliable():
     """The graphs a correct engine sees are checked first; a failure there is searched from the first
     graph again, and an engine that then passes every graph is unreliable, not correct."""
-    with pytest.raises(AssertionError, match="failed once and passed when tried again"):
+    with pytest.raises(AssertionError, match="each passed when computed and read alone"):
         graphs.check_random_graphs(_WrongOnlyAtFirst, graphs.scalar_graphs(), graphs.SCALAR_GRAPH_SETTINGS, hint="")
     assert _WrongOnlyAtFirst.made > graphs.SCALAR_GRAPH_SETTINGS.max_examples  # the search ran after the failure
+
+
+def test_an_engine_whose_backward_changes_a_computed_value_loses_the_point_and_is_told_so(monkeypatch):
+    """Right values and gradients, but backward() then writes into the result's .data (an in-place update
+    of what a rule read from it). Checked one by one, each result was read before its backward(); all
+    computed, then read, the bug shows, and the message names it."""
+    backward = Value.backward
+
+    def overwrites_the_result(self, *args):
+        backward(self, *args)
+        self.data = 0.0
+
+    monkeypatch.setattr(Value, "backward", overwrites_the_result)
+    with pytest.raises(AssertionError, match="each passed when computed and read alone") as failure:
+        graphs.check_random_graphs(Value, graphs.scalar_graphs(), graphs.SCALAR_GRAPH_SETTINGS, hint="")
+    assert "backward() writing into .data" in failure.value.hint
 
 
 def _refuse(*args, **kwargs):

@@ -288,4 +288,11 @@ def test_a_recorded_function_runs_next_to_the_code_and_one_that_reads_is_called_
     assert tally.round_trips["callback"] > called_back
     with pytest.raises(AttributeError, match="no_such_operation"):  # the code's own error, raised in the worker
         gradcheck(Recorded(lambda a: a.no_such_operation()), [inputs[0]])
+    # One that calls the code under test while it is recorded: no request leaves then (it would be sent
+    # once, in the middle of gradcheck's own request), so it is called back, and gradcheck gets its inputs.
+    twos = Tensor(HandedOver(np.full((2, 3), 2.0)))
+    called_back = tally.round_trips["callback"]
+    gradcheck(Recorded(lambda a: (a * Tensor(HandedOver(np.full((2, 3), 2.0)))).sum()), [inputs[0]])
+    gradcheck(Recorded(lambda a: (a * twos.exp()).sum()), [inputs[0]])
+    assert tally.round_trips["callback"] >= called_back + 2 * (1 + 2 * 6)
     session.end()

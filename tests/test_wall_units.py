@@ -177,6 +177,8 @@ def test_a_recorded_function_applies_the_same_operations_in_the_worker():
         lambda a: a.reshape([a, 2]),  # an object of the code inside another value
         lambda a: a.apply(lambda v: v),  # a function
         lambda a: setattr(a, "grad", 0.0),
+        lambda a: a.sum() if a.ndim == 2 else (a * 2.0).sum(),  # branches on an attribute
+        lambda a: (a * 3.0).sum() if a.requires_grad else a.sum(),
     ],
 )
 def test_a_function_that_does_more_than_operations_is_not_recorded(f):

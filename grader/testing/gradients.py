@@ -260,9 +260,11 @@ def passes_every_check(engine, cases, *, scalar: bool) -> bool:
     Every computation is run first, forward and backward, and every forward value and gradient
     read at the end: behind the wall that is one round trip for all the cases, not two each. So a
     case's values are read after the later cases ran, its forward value after its backward, and
-    its objects live until the end: only an engine whose values change after they are computed
-    could pass here and fail the checks in turn. A False is not a verdict: the caller checks the
-    cases in turn to find the failure (an error of the grading itself is raised here).
+    its objects live until the end. An engine whose values change after they are computed
+    (backward() writing into .data, one case's backward changing another's gradients) fails here
+    and may pass the checks in turn: a False is not a verdict. The checkers then check the cases
+    in turn, which decides; the random graphs search them, and call an engine that passes each
+    alone unreliable (grader.testing.graphs). An error of the grading itself is raised here.
     """
     return _gradients_if_every_check_passes(engine, cases, scalar=scalar) is not None
 

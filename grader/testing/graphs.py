@@ -337,7 +337,14 @@ def check_graph(engine, graph: Graph, *, hint: str = "", explain: bool = True) -
         check_tensor_gradients(engine, graph, graph.leaves, what, hint=hint, seed=output_seed(graph), explain=explain)
 
 
-UNRELIABLE = "your engine gives different answers for the same computation: does it keep state between graphs?"
+UNRELIABLE = (
+    "your engine gives different answers for the same computation, by what ran before or after it: does it keep "
+    "state between graphs, or change a value it computed later (backward() writing into .data, or into the "
+    ".grad of another graph)?"
+)
+TOGETHER_NOT_ALONE = (
+    "random graphs failed when they were all computed and then read, and each passed when computed and read alone"
+)
 
 
 class _ShrinkingBudgetSpent(BaseException):
@@ -390,8 +397,8 @@ def check_random_graphs(engine, graphs, graph_settings: settings, *, hint: str) 
 
     try:
         smallest = _search(graphs, graph_settings, fails)
-    except NoSuchExample:  # a graph failed above and passes now: the engine keeps state between graphs
-        fail("a random graph failed once and passed when tried again", UNRELIABLE)
+    except NoSuchExample:  # the graphs failed together and pass one by one: state, or values changed later
+        fail(TOGETHER_NOT_ALONE, UNRELIABLE)
     except _ShrinkingBudgetSpent:
         smallest = failing[0]
     except BaseException as exc:

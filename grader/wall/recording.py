@@ -8,9 +8,14 @@ write down each operation, and the worker gets that list: calling it there runs 
 operations on the code's own objects, with no round trip.
 
 Only operations on the arguments and on what they return are recorded: a stand-in refuses to be
-read, converted, compared or tested for truth (NotRecordable), and the function is then called
-back as any other. The program is the trusted side's request, like any other: the worker runs
-it on the code under test, and nothing it returns is trusted more than a read.
+read, converted, compared or tested for truth (NotRecordable), the channel refuses any request
+while a function is recorded, and the function is then called back as any other. What no
+stand-in can see is the function author's to avoid: ``isinstance`` or ``hasattr`` on an argument,
+an ``except`` that swallows NotRecordable, a side effect on the trusted side (it runs once, when
+recorded). So ``recorded`` marks only functions that are a formula of their arguments.
+
+The program is the trusted side's request, like any other: the worker runs it on the code under
+test, and nothing it returns is trusted more than a read.
 """
 
 from __future__ import annotations
@@ -91,6 +96,9 @@ for _name in UNARY:
 
 
 class _StandInMethod:
+    """``stand_in.name``: a method, recorded when it is called; anything else done with it (tested,
+    compared, read from) is reading an attribute of the code under test, which is not recordable."""
+
     __slots__ = ("owner", "name")
 
     def __init__(self, owner: _StandIn, name: str):
@@ -101,6 +109,13 @@ class _StandInMethod:
 
     def __getattr__(self, name):
         raise NotRecordable(f"it reads .{self.name}")
+
+    def _refuse(self, *args, **kwargs):
+        raise NotRecordable(f"it reads .{self.name}")
+
+    __bool__ = __float__ = __int__ = __index__ = __len__ = __iter__ = __getitem__ = __contains__ = _refuse
+    __eq__ = __ne__ = __lt__ = __le__ = __gt__ = __ge__ = __array__ = _refuse
+    __hash__ = None
 
 
 def _ref(x, program: _Program) -> int:

@@ -70,6 +70,7 @@ class Channel:
         self.public_count = len(session.lab.public)
         self.next_id = self.public_count + 1
         self.callbacks: dict[int, object] = {}
+        self.recording = False  # a test's function is being recorded (grader.wall.recording)
         self.released: list[int] = []
         self.failure: WorkerFailure | None = None
         self.deadline = float("inf")
@@ -202,7 +203,11 @@ class Channel:
         """``fn``'s program (grader.wall.recording); its constant arrays join the frame's buffers only
         once it is recorded whole."""
         buffers = list(self.outbox_buffers)
-        program = recording.record(fn, codec.Encoder(self._encode_handle, _not_data, buffers).value)
+        self.recording = True  # no request while it runs: it would be sent now, not at each call
+        try:
+            program = recording.record(fn, codec.Encoder(self._encode_handle, _not_data, buffers).value)
+        finally:
+            self.recording = False
         self.outbox_buffers.extend(buffers[len(self.outbox_buffers) :])
         return program
 
@@ -225,6 +230,8 @@ class Channel:
         """
         if self.failure is not None:
             raise self.failure
+        if self.recording:
+            raise recording.NotRecordable(f"it calls the code under test ({op})")
         hid = self.next_id
         self.next_id += 1
         message = {"op": op, "id": hid}
@@ -234,8 +241,6 @@ class Channel:
             message["name"] = name
         if kind is not None:
             message["kind"] = kind
-        if self.released:
-            message["rel"], self.released = self.released, []
         registered = len(self.callbacks)
         mutable = False
         if args or kwargs or values:
@@ -248,6 +253,8 @@ class Channel:
                 message["kwargs"] = {str(k): encoder.value(v) for k, v in kwargs.items()}
             for key, value in values.items():
                 message[key] = encoder.value(value)
+        if self.released:  # only once the arguments are encoded: one that cannot be must not lose them
+            message["rel"], self.released = self.released, []
         # A request passing one of the test's functions waits too: the worker may call it back.
         wait = result == "value" or mutable or len(self.callbacks) > registered
         self.last = (op, target, name)
@@ -363,6 +370,8 @@ class Channel:
         (value, None) or (None, the exception), none raised (an error of an earlier operation is)."""
         if self.failure is not None:
             raise self.failure
+        if self.recording:
+            raise recording.NotRecordable("it reads values of the code under test")
         if not pairs:
             return []
         message = {"op": "getattrs", "id": self.next_id, "pairs": [[self._handle_of(o), str(n)] for o, n in pairs]}
