@@ -17,9 +17,13 @@ IMPL ?= mine
 # IMPL is mine, ref, or the path of a submission file. WALL=1 grades your own code behind the
 # wall (a separate, limited worker), as the instructor's batch and CI do; a submission always is.
 # TASK=value grades that task only (its report, marked partial, does not overwrite the whole lab's).
-IMPL_ARGS = $(if $(filter mine ref,$(IMPL)),--impl $(IMPL),--submission $(IMPL)) $(if $(WALL),--isolation worker,) \
-	$(if $(TASK),--task $(TASK),)
-REPORT = reports/$(LAB)-$(if $(filter mine ref,$(IMPL)),$(IMPL),$(basename $(notdir $(IMPL))))$(if $(TASK),-$(TASK),).json
+# A path may hold spaces ("My labs/lab 06.py"): it reaches the shell quoted, and make's own functions,
+# which split words at spaces, see it with underscores (the report's name: reports/ch06-lab_06.json).
+SPACE := $(subst ,, )
+QUOTED = '$(subst ','\'',$(1))'
+IMPL_ARGS = $(if $(filter mine ref,$(IMPL)),--impl $(IMPL),--submission $(call QUOTED,$(IMPL))) \
+	$(if $(WALL),--isolation worker,) $(if $(TASK),--task $(TASK),)
+REPORT = reports/$(LAB)-$(if $(filter mine ref,$(IMPL)),$(IMPL),$(basename $(notdir $(subst $(SPACE),_,$(IMPL)))))$(if $(TASK),-$(TASK),).json
 
 .DEFAULT_GOAL := help
 .PHONY: help venv sandbox test grade
@@ -87,7 +91,7 @@ ifeq ($(LAB),)
 $(error say which lab, e.g. make lab CH=06 or make lab LAB=lesson1_3)
 endif
 LAB_STATUS := $(shell { $(call installed,$(READY)) || $(INSTALL); } >&2 \
-	&& $(BIN)/grader run --lab $(LAB) $(IMPL_ARGS) --json $(REPORT) >&2; echo $$?)
+	&& $(BIN)/grader run --lab $(LAB) $(IMPL_ARGS) --json $(call QUOTED,$(REPORT)) >&2; echo $$?)
 ifeq ($(filter 0 1,$(LAB_STATUS)),)
 $(error grading did not run (status $(LAB_STATUS)); see the message above)
 endif

@@ -256,6 +256,23 @@ def test_make_lab_without_a_lab_says_how():
     assert proc.returncode == 2 and "make lab CH=06" in proc.stderr
 
 
+def test_make_lab_grades_a_path_with_spaces_and_quotes(tmp_path):
+    """A student's folder may be "My labs": make splits words at spaces, the kit's Makefile does not let it."""
+    folder = tmp_path / "My labs"
+    folder.mkdir()
+    submission = folder / "Bob's lab 06.py"
+    submission.write_text(reference_source("ch06"), encoding="utf-8")
+    report = KIT_ROOT / "reports" / "ch06-Bob's_lab_06.json"
+    try:
+        proc = subprocess.run(
+            ["make", "-s", "lab", "CH=06", f"IMPL={submission}"], cwd=KIT_ROOT, capture_output=True, text=True
+        )
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        assert json.loads(report.read_text())["score"] == 120
+    finally:
+        report.unlink(missing_ok=True)
+
+
 @pytest.mark.parametrize(("impl", "status"), [("ref", 0), ("mine", 1), ("no/such/file.py", 2)])
 def test_make_lab_exits_with_the_graders_status(impl, status):
     proc = subprocess.run(["make", "-s", "lab", "CH=06", f"IMPL={impl}"], cwd=KIT_ROOT, capture_output=True, text=True)
