@@ -696,6 +696,8 @@ class WallSession:
         if type(hello.get("import_error")) is dict:
             error = hello["import_error"]
             kind, what = str(error.get("type", "Exception")), str(error.get("message", ""))
+            if kind == "OSError" and "File too large" in what:  # printed past the output limit (SIGXFSZ is ignored)
+                what = f"{what} (the output limit is {self.limits.output_kb} KiB)"
             line = verdicts.line_in_file(error.get("line"), self.line_count)
             self.broken = verdicts.import_failed(self.submission.name, kind, line, what)
             raise self.broken

@@ -113,6 +113,13 @@ IMPORT_TIME = [
         message="raised ValueError at line 5: math domain error",
         max_score=0,
     ),
+    Hostile(
+        "output_flood_at_import.py",  # the import's own output counts against the limit, and the message says which
+        base=None,
+        all_outcomes="error",
+        message="raised OSError at line 3: [Errno 27] File too large (the output limit is 64 KiB)",  # the red team's
+        max_score=0,
+    ),
 ]
 
 IN_ONE_OPERATION = [
