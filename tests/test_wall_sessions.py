@@ -296,3 +296,22 @@ def test_a_recorded_function_runs_next_to_the_code_and_one_that_reads_is_called_
     gradcheck(Recorded(lambda a: (a * twos.exp()).sum()), [inputs[0]])
     assert tally.round_trips["callback"] >= called_back + 2 * (1 + 2 * 6)
     session.end()
+
+
+def test_a_check_that_fails_inside_a_function_the_code_calls_back_reaches_the_test_as_itself(session):
+    """gradcheck calls the test's f, whose check fails: in-process that failure goes through gradcheck to the
+    test, a failed check with its hint; behind the wall too, not as the code's RuntimeError."""
+    gradcheck = session.public("gradcheck")
+
+    class CheckFailed(AssertionError):
+        pass
+
+    failure = CheckFailed("the loss's .data should have dtype float64, got float32")
+
+    def f(a):
+        raise failure
+
+    with pytest.raises(CheckFailed) as caught:
+        gradcheck(f, [np.ones((2, 2))])
+    assert caught.value is failure
+    session.end()

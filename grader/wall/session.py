@@ -71,6 +71,7 @@ class Channel:
         self.next_id = self.public_count + 1
         self.callbacks: dict[int, object] = {}
         self.recording = False  # a test's function is being recorded (grader.wall.recording)
+        self.callback_errors: list[BaseException] = []  # what the test's functions raised when called back
         self.released: list[int] = []
         self.failure: WorkerFailure | None = None
         self.deadline = float("inf")
@@ -219,7 +220,16 @@ class Channel:
             self.released.append(hid)
 
     def _raise_remote(self, error: dict):
-        raise self.session.exception_from(error)
+        raise self._own_error(error) or self.session.exception_from(error)
+
+    def _own_error(self, error: dict) -> BaseException | None:
+        """The exception one of the test's own functions raised when the code under test called it, if
+        the code let it through unchanged: in-process that very exception would have reached the test (a
+        failed check inside gradcheck's ``f`` is the test's failure, with its hint, not the code's error)."""
+        for exc in self.callback_errors:
+            if error.get("type") == _builtin_name(exc) and error.get("message") == str(exc)[:2000]:
+                return exc
+        return None
 
     # -- requests ------------------------------------------------------------------------
     def request(self, op: str, target, *, result: str = "value", name=None, kind=None, args=(), kwargs=None, **values):
@@ -337,8 +347,8 @@ class Channel:
         except WorkerFailure:
             raise
         except Exception as exc:  # the test's own function failed: the student's code sees an exception
-            kind = type(exc).__name__ if hasattr(builtins, type(exc).__name__) else "RuntimeError"
-            reply = {"op": "reply", "error": {"type": kind, "message": str(exc)[:2000]}}
+            self.callback_errors.append(exc)
+            reply = {"op": "reply", "error": {"type": _builtin_name(exc), "message": str(exc)[:2000]}}
         self._queue(reply)
         self._flush()
 
@@ -446,6 +456,12 @@ class Channel:
                 with contextlib.suppress(OSError):
                     os.close(fd)
         self.read_fd = self.write_fd = -1
+
+
+def _builtin_name(exc: BaseException) -> str:
+    """The name of the nearest built-in class of ``exc`` (AssertionError for a failed check): the
+    worker raises that in the code under test."""
+    return next(c.__name__ for c in type(exc).__mro__ if getattr(builtins, c.__name__, None) is c)
 
 
 def _not_data(fn):
