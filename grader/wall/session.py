@@ -223,9 +223,11 @@ class Channel:
         raise self._own_error(error) or self.session.exception_from(error)
 
     def _own_error(self, error: dict) -> BaseException | None:
-        """The exception one of the test's own functions raised when the code under test called it, if
-        the code let it through unchanged: in-process that very exception would have reached the test (a
-        failed check inside gradcheck's ``f`` is the test's failure, with its hint, not the code's error)."""
+        """The exception one of the test's own functions raised itself when the code under test called it,
+        if the code let it through unchanged: in-process that very exception would have reached the test (a
+        failed check inside gradcheck's ``f`` is the test's failure, with its hint, not the code's error).
+        An error of the code's that went through the function (its stub, called by ``f``) stays the code's,
+        placed where the worker saw it come out."""
         for exc in self.callback_errors:
             if error.get("type") == _builtin_name(exc) and error.get("message") == str(exc)[:2000]:
                 return exc
@@ -347,7 +349,8 @@ class Channel:
         except WorkerFailure:
             raise
         except Exception as exc:  # the test's own function failed: the student's code sees an exception
-            self.callback_errors.append(exc)
+            if not hasattr(exc, "labkit_type"):  # raised by the test itself, not by the code it called back into
+                self.callback_errors.append(exc)
             reply = {"op": "reply", "error": {"type": _builtin_name(exc), "message": str(exc)[:2000]}}
         self._queue(reply)
         self._flush()
