@@ -358,3 +358,20 @@ def test_an_engine_of_float32_gets_the_same_verdicts_in_both_modes(tmp_path):
     outcomes = [{t["id"]: (t["outcome"], t.get("hint", "")) for t in report["tests"]} for report in reports]
     assert outcomes[0] == outcomes[1] and reports[0]["score"] == reports[1]["score"] < 120
     assert outcomes[1]["test_gradcheck_rejects_a_noop_backward_rule"][0] == "failed"
+
+
+def test_code_that_writes_a_file_gets_the_same_verdicts_in_both_modes(tmp_path):
+    """Behind the wall the kernel refuses the code any new file; in-process the loader says the same, so
+    a debugging log written from an operation costs the same tests, in the same words, in both modes."""
+    add = 'out = Value(self.data + other.data, (self, other), "+")'
+    source = reference_source("ch06").replace(add, f'open("labkit-trace.txt", "a").write("add\\n")\n        {add}')
+    assert "labkit-trace.txt" in source
+    reports = []
+    for mode in ("in-process", "worker"):
+        (tmp_path / mode).mkdir()
+        reports.append(grade_file(tmp_path / mode, "trace.py", source, "--isolation", mode)[1])
+    outcomes = [{t["id"]: (t["outcome"], t["message"]) for t in report["tests"]} for report in reports]
+    assert outcomes[0] == outcomes[1] and reports[0]["score"] == reports[1]["score"] < 120
+    lost = [message for outcome, message in outcomes[0].values() if outcome != "passed"]
+    assert lost and all("may not create files or folders" in message for message in lost), lost
+    assert not list(tmp_path.rglob("labkit-trace.txt")) and not (labs.KIT_ROOT / "labkit-trace.txt").exists()

@@ -80,16 +80,27 @@ def test_every_attack_is_refused_by_the_kernel(lab, limits, tmp_path, monkeypatc
     expected = {
         "write numpy's __init__.py": READ_ONLY,
         "chmod numpy's __init__.py": {"EROFS"},
-        "create a file beside numpy": {"EROFS"},
-        "write the kit's folder": HIDDEN,
+        # A new name is refused to a child before any path is looked at (seccomp: no inode for it).
+        "create a file beside numpy": DENIED,
+        "write the kit's folder": DENIED,
+        "append to the kit's README": HIDDEN,
         "read the reference": HIDDEN,
-        "write another student's folder": HIDDEN,
+        "write another student's folder": DENIED,
         "write the interpreter's standard library": READ_ONLY,
-        "create a file in /": READ_ONLY,
+        "create a file in /": DENIED,
+        "append to another student's file": HIDDEN,
         "read /etc/passwd": HIDDEN,
         "list /home": HIDDEN,
         "list /root": HIDDEN,
         "make a fifo": DENIED,
+        "create files in its run folder": DENIED,
+        "create files in TMPDIR": DENIED,
+        "open its output for writing by name": DENIED,
+        "make a folder in /sandbox": DENIED,
+        "make a symbolic link": DENIED,
+        "make a hard link": DENIED,
+        "make an unnamed file": DENIED,
+        "make a memory file": DENIED,
         "become root": DENIED,
         "mount a tmpfs": DENIED,
         "unmount /proc": DENIED,
@@ -131,7 +142,8 @@ def test_a_submission_that_disarms_the_python_guards_still_meets_the_kernel(lab,
     assert results["numpy"] in (errno.EACCES, errno.EROFS), results
     assert results["numpy core"] in (errno.EACCES, errno.EROFS), results
     assert results["kit"] == errno.ENOENT, results
-    assert results["host /tmp"] in (errno.ENOENT, errno.EROFS), results  # no /tmp in there; TMPDIR is /sandbox/tmp
+    # No /tmp in there (TMPDIR is /sandbox/tmp), and no new name anywhere.
+    assert results["host /tmp"] in (errno.ENOENT, errno.EROFS, errno.EPERM), results
     assert not (Path("/tmp") / MARKER).exists()
     assert numpy_fingerprint() == numpy_before
 
@@ -156,9 +168,11 @@ def test_nothing_a_student_leaves_reaches_the_next_one_in_the_same_sandbox(lab, 
         assert box.alive
     finally:
         box.close()
-    assert left["write its run folder"] == left["write TMPDIR"] == "succeeded", left
-    assert left["write a folder of its own in /sandbox"] == left["lock a folder"] == "succeeded", left
-    assert left["write /tmp"] in READ_ONLY | HIDDEN, left
+    # No new name (each one an inode the tmpfs does not count), but what it has it may write and move.
+    assert left["write its run folder"] == left["write TMPDIR"] == "EPERM", left
+    assert left["write a folder of its own in /sandbox"] == "EPERM", left
+    assert left["write its output"] == left["move its output into TMPDIR"] == left["lock a folder"] == "succeeded", left
+    assert left["write /tmp"] in READ_ONLY | HIDDEN | DENIED, left
     assert left["stop the zygote"] == left["kill the zygote"] == left["signal itself"] == "EPERM", left
     assert found["files of the first student"] == [], found
     # Left: only the second student's own run folder (numbered on from the first's) and TMPDIR.

@@ -3,8 +3,9 @@
 Loading is lazy and its failure is a verdict: a file that does not import makes every
 test fail with one message naming the cause and the line, instead of breaking collection.
 The file is read through grader.intake, as every way in reads it, and what runs is the
-text intake decoded. Its imports are held to the lab's allow-list as behind the wall (feedback,
-not protection: in-process grading runs code its owner trusts), so that the file gets one verdict.
+text intake decoded. Its imports are held to the lab's allow-list as behind the wall, and it may
+make no file (feedback, not protection: in-process grading runs code its owner trusts), so that the
+file gets one verdict.
 """
 
 from __future__ import annotations
@@ -14,13 +15,14 @@ import importlib
 import importlib.machinery
 import importlib.util
 import itertools
+import os
 import sys
 from pathlib import Path
 
 from grader import intake, labs, verdicts
 from grader.implementation import Implementation
 from grader.verdicts import SubmissionError
-from grader.wall.worker import import_refusal
+from grader.wall.worker import CREATING_FLAGS, NO_NEW_FILES, import_refusal
 
 _load_counter = itertools.count()
 _allowed_imports: dict[str, frozenset[str]] = {}  # a loaded file's path (its code's file name): its lab's list
@@ -40,7 +42,33 @@ def _hold_imports_to_the_list(path: Path, allowed) -> None:
             return original_import(name, globals, locals, fromlist, level)
 
         builtins.__import__ = guarded_import
+        sys.addaudithook(_refuse_new_files_from_loaded_code)
     _allowed_imports[str(path)] = frozenset(allowed)
+
+
+def _refuse_new_files_from_loaded_code(event: str, args: tuple) -> None:
+    """Refuse a new file, folder or link asked for by a loaded file's code, in the words the worker uses.
+
+    Behind the wall the kernel refuses every new name to the code under test; here nothing would,
+    and the file would pass in-process and fail behind the wall. Only the loaded files' own frames
+    count (pytest and the tests make files as they like), and only these events pay for the look."""
+    if event == "open":
+        mode, flags = args[1], args[2]
+        if args[0] is None or isinstance(args[0], int):
+            return
+        if not (
+            (mode is not None and any(c in str(mode) for c in "wax"))
+            or (isinstance(flags, int) and flags & CREATING_FLAGS)
+        ):
+            return
+    elif event not in ("os.mkdir", "os.symlink", "os.link"):
+        return
+    frame = sys._getframe(1)
+    while frame is not None:
+        if frame.f_code.co_filename in _allowed_imports:
+            what = os.fsdecode(args[0]) if event == "open" else event
+            raise PermissionError(f"labkit: {NO_NEW_FILES} ({what})")
+        frame = frame.f_back
 
 
 def describe_import_failure(exc: BaseException, path: Path) -> SubmissionError:

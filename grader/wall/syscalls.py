@@ -13,8 +13,13 @@ libseccomp's default for a foreign architecture.
   settings (modules, reboot, clocks, swap).
 - ``child_program``: added by each child of the zygote (the processes that run student
   code) before the submission is executed. A child may start threads, nothing more: no
-  new process, no other program, no signal to any process. The zygote itself still forks
-  the children and kills them, which is why this cannot go in the first filter.
+  new process, no other program, no signal to any process. Nor may it make a file, a
+  folder or a link: every name it made would hold an inode of the ``/sandbox`` tmpfs,
+  which counts bytes but not inodes (bubblewrap can give it ``--size``, not
+  ``nr_inodes``), so empty files would cost the machine's memory outside every limit
+  (about 1 KB of kernel memory each). It writes only what it was given open: its output.
+  The zygote itself still forks the children, kills them and makes their run folders,
+  which is why this cannot go in the first filter.
 """
 
 from __future__ import annotations
@@ -139,6 +144,23 @@ REFUSED_IN_CHILD = (
 )
 
 
+# A child may not give a new name to anything (each one an inode of the tmpfs, see above).
+REFUSED_NAMES_IN_CHILD = (
+    "creat",
+    "mkdir",
+    "mkdirat",
+    "link",
+    "linkat",
+    "symlink",
+    "symlinkat",
+    "memfd_create",  # an inode of the kernel's own tmpfs, kept alive by a mapping after its descriptor is closed
+)
+# open(2) flags that make an inode: O_CREAT a named file, O_TMPFILE an unnamed one (O_TMPFILE is
+# this bit with O_DIRECTORY, which alone opens a folder).
+OPEN_FLAGS_THAT_CREATE = (os.O_CREAT, getattr(os, "O_TMPFILE", 0) & ~os.O_DIRECTORY)
+RENAME_WHITEOUT = 4  # renameat2(2): leaves a "whiteout" device inode behind the file it moves
+
+
 def _compile(rules) -> bytes:
     import pyseccomp as seccomp
 
@@ -173,6 +195,14 @@ def _child_rules(seccomp):
     # clone without CLONE_THREAD makes a process; with it, a thread (numpy's and the code's own).
     yield refuse, "clone", (seccomp.Arg(0, seccomp.MASKED_EQ, CLONE_THREAD, 0),)
     yield seccomp.ERRNO(errno.ENOSYS), "clone3", ()
+    for name in REFUSED_NAMES_IN_CHILD:
+        yield refuse, name, ()
+    for flag in filter(None, OPEN_FLAGS_THAT_CREATE):  # opening what exists stays allowed
+        yield refuse, "open", (seccomp.Arg(1, seccomp.MASKED_EQ, flag, flag),)
+        yield refuse, "openat", (seccomp.Arg(2, seccomp.MASKED_EQ, flag, flag),)
+    # openat2 passes its flags in memory, as clone3 does: the C library falls back to openat.
+    yield seccomp.ERRNO(errno.ENOSYS), "openat2", ()
+    yield refuse, "renameat2", (seccomp.Arg(4, seccomp.MASKED_EQ, RENAME_WHITEOUT, RENAME_WHITEOUT),)
 
 
 @functools.cache

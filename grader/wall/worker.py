@@ -343,6 +343,9 @@ def _exit(code=None):
 # Guards: what the submission may import and do
 # ---------------------------------------------------------------------------------------
 
+# A child may make no file, folder or link (the kernel refuses it: grader.wall.syscalls); the words for it.
+NO_NEW_FILES = "a lab submission may not create files or folders: it is graded where it can make none"
+CREATING_FLAGS = os.O_CREAT | (getattr(os, "O_TMPFILE", 0) & ~os.O_DIRECTORY)
 BLOCKED_EVENTS = (
     "os.system",
     "os.exec",
@@ -435,16 +438,24 @@ def install_guards(config, workdir):
             path, mode, flags = args
             if path is None or isinstance(path, int):
                 return
-            writing = (mode is not None and any(c in str(mode) for c in "wax+")) or (
-                isinstance(flags, int) and flags & (os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC)
+            # What the kernel refuses a child (grader.wall.syscalls): a new file, even in its own folder.
+            creating = (mode is not None and any(c in str(mode) for c in "wax")) or (
+                isinstance(flags, int) and flags & CREATING_FLAGS
+            )
+            if creating:
+                raise PermissionError(f"labkit: {NO_NEW_FILES} ({os.fsdecode(path)})")
+            writing = (mode is not None and "+" in str(mode)) or (
+                isinstance(flags, int) and flags & (os.O_WRONLY | os.O_RDWR | os.O_APPEND | os.O_TRUNC)
             )
             real, ok = inside(path, (write_root,) if writing else read_roots)
             if not ok:
                 raise PermissionError(f"labkit: a lab submission may not {'write' if writing else 'read'} {real}")
             if os.path.isdir(real):
                 raise PermissionError(f"labkit: a lab submission may not open the folder {real}")
-        elif event in ("os.mkdir", "os.listdir", "os.scandir") and args and isinstance(args[0], (str, bytes)):
-            real, ok = inside(args[0], (write_root,) if event == "os.mkdir" else read_roots)
+        elif event in ("os.mkdir", "os.symlink", "os.link"):
+            raise PermissionError(f"labkit: {NO_NEW_FILES} ({event})")
+        elif event in ("os.listdir", "os.scandir") and args and isinstance(args[0], (str, bytes)):
+            real, ok = inside(args[0], read_roots)
             if not ok:
                 raise PermissionError(f"labkit: a lab submission may not use {event} on {real}")
 

@@ -41,7 +41,15 @@ def c_call(function, *args):
 
 
 def write(path, mode="a"):
+    """Write to ``path``: "a" appends to a file that exists (no O_CREAT: the mount's answer, not the
+    refusal of every new name), "w" creates it, "r+b" writes one that exists from its start."""
+
     def attempt():
+        if mode == "a":
+            fd = os.open(path, os.O_WRONLY | os.O_APPEND)
+            os.write(fd, b"\nraise SystemExit('planted by a submission')\n")
+            os.close(fd)
+            return
         with open(path, mode) as f:
             f.write("\nraise SystemExit('planted by a submission')\n")
 
@@ -73,6 +81,24 @@ def join_network_namespace():
     c_call(libc.setns, os.open("/proc/1/ns/net", os.O_RDONLY), 0)()
 
 
+def create_many(folder, count=10_000):
+    """Empty files, each an inode of the tmpfs (the kernel's memory, not the tmpfs's bytes)."""
+
+    def attempt():
+        for i in range(count):
+            os.close(os.open(os.path.join(folder, f"labkit-inode-{i}"), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+
+    return attempt
+
+
+def unnamed_file():
+    os.close(os.open(".", os.O_TMPFILE | os.O_WRONLY, 0o600))
+
+
+def memfd():
+    os.close(os.memfd_create("labkit-probe"))
+
+
 def mknod_fifo():
     os.mkfifo("/tmp/labkit-fifo")
 
@@ -95,14 +121,25 @@ def probe():
         "chmod numpy's __init__.py": outcome(lambda: os.chmod(NUMPY_INIT, 0o777)),
         "create a file beside numpy": outcome(write("/labkit/site/numpy/planted.py", "w")),
         "write the kit's folder": outcome(write(os.path.join(KIT, "planted.py"), "w")),
+        "append to the kit's README": outcome(write(os.path.join(KIT, "README.md"))),
         "read the reference": outcome(read(REFERENCE_FILE)),
         "write another student's folder": outcome(write(os.path.join(OTHER_STUDENT, "planted.py"), "w")),
+        "append to another student's file": outcome(write(os.path.join(OTHER_STUDENT, "submission", "starter.py"))),
         "write the interpreter's standard library": outcome(write(os.__file__)),
         "create a file in /": outcome(write("/planted.py", "w")),
         "read /etc/passwd": outcome(read("/etc/passwd")),
         "list /home": outcome(lambda: os.listdir("/home")),
         "list /root": outcome(lambda: os.listdir("/root/.ssh")),
         "make a fifo": outcome(mknod_fifo),
+        # names: each one an inode of the writable tmpfs, which caps bytes, not inodes
+        "create files in its run folder": outcome(create_many(".")),
+        "create files in TMPDIR": outcome(create_many(os.environ.get("TMPDIR", "/sandbox/tmp"))),
+        "open its output for writing by name": outcome(write("output.log", "w")),
+        "make a folder in /sandbox": outcome(lambda: os.mkdir("/sandbox/labkit-probe")),
+        "make a symbolic link": outcome(lambda: os.symlink("output.log", "labkit-link")),
+        "make a hard link": outcome(lambda: os.link("output.log", "labkit-link")),
+        "make an unnamed file": outcome(unnamed_file),
+        "make a memory file": outcome(memfd),
         # privilege and namespaces
         "become root": outcome(lambda: os.setuid(0)),
         "mount a tmpfs": outcome(c_call(libc.mount, b"none", b"/tmp", b"tmpfs", 0, None)),

@@ -231,7 +231,15 @@ LEFTOVERS = [
     # -- 3. Leftovers: no effect on the verdict, nothing survives the run.
     Hostile("leftover_threads.py", all_outcomes="passed"),
     Hostile("leftover_processes.py", all_outcomes="passed", flags={"dynamic-code", "process"}),
-    Hostile("leftover_files_own_folder.py", all_outcomes="passed", flags={"file-access"}),
+    # A child may make no new file (the kernel refuses it; the guard says so): its import fails.
+    Hostile(
+        "files_in_own_folder.py",
+        all_outcomes="error",
+        message="may not create files or folders",
+        max_score=0,
+        flags={"file-access"},
+    ),
+    Hostile("inode_flood.py", all_outcomes="passed"),
     # The scan does not flag os.remove/unlink/rename/truncate (only the open() call is flagged).
     Hostile("delete_own_file.py", all_outcomes="passed", flags={"file-access"}),
     Hostile("write_outside_folder.py", all_outcomes="passed", flags={"file-access", "suspicious-string"}),
