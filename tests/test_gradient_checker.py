@@ -1,6 +1,9 @@
 """The kit's gradient checker (grader.testing.gradients) reads a passing check's values in one go
 (behind the wall, one round trip), and still names the step that is wrong when a check fails."""
 
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -9,7 +12,9 @@ from grader.testing import (
     check_scalar_cases,
     check_scalar_gradients,
     check_tensor_gradients,
+    constant,
     gradients,
+    shape_of,
 )
 from reference.ch06 import Tensor, Value
 
@@ -74,3 +79,48 @@ def test_a_failing_case_in_a_table_is_the_one_named():
     with pytest.raises(LabCheckFailure, match="exp\\(x\\) \\* x: d/d|exp\\(x\\) \\* x: derivative") as failure:
         check_scalar_cases(_ExpForgetsItsGradient, cases)
     assert "x * x:" not in str(failure.value)
+
+
+def _weighted(out):
+    """The labs' weighted(): weights of the result's shape (grader.testing.shape_of), summed."""
+    return (out * constant(np.random.default_rng(7).normal(size=shape_of(out)))).sum()
+
+
+class _ShapeWatched(Tensor):
+    """The reference Tensor, whose .shape reads are written down, and which can lie about it."""
+
+    __slots__ = ()  # the reference's layout, so that a result can be made one
+    seen: list = []
+    lie = False
+
+    @property
+    def shape(self):
+        reader = Path(sys._getframe(1).f_code.co_filename).name
+        if reader != "tensor.py":  # the engine's own reads are not the test's
+            _ShapeWatched.seen.append(f"shape read by {reader}")
+        return self.data.shape[::-1] if _ShapeWatched.lie else self.data.shape
+
+    def __mul__(self, other):
+        out = super().__mul__(other)
+        out.__class__ = _ShapeWatched
+        return out
+
+
+def test_a_shape_the_computation_builds_on_comes_from_the_oracle_and_is_read_with_the_rest(events):
+    """Behind the wall the result's .shape would be a wait before the computation goes on: the oracle's run
+    gives it, and the engine's own is read with the values, in the one read."""
+    _ShapeWatched.seen = events
+    check_tensor_gradients(_ShapeWatched, lambda a: _weighted(a * 2.0), [np.arange(6.0).reshape(2, 3)], "2a, weighted")
+    first_read = events.index("read")
+    assert "shape read by shapes.py" not in events  # the test's shape_of asked the oracle's run
+    assert events[:first_read] == ["backward"] and "shape read by remote.py" in events[first_read:]
+
+
+def test_an_engine_whose_shape_is_not_the_oracles_is_checked_step_by_step(events, monkeypatch):
+    """The read-together run proves nothing then: the check runs again in turn, reads the shape first, and
+    fails as it would have (here, weights of the shape it claims do not multiply its result)."""
+    _ShapeWatched.seen = events
+    monkeypatch.setattr(_ShapeWatched, "lie", True)
+    with pytest.raises(ValueError, match="could not be broadcast"):  # the engine's own error, as in turn it always was
+        check_tensor_gradients(_ShapeWatched, lambda a: _weighted(a * 2.0), [np.ones((2, 3))], "2a, weighted")
+    assert "shape read by shapes.py" in events[events.index("read") :]  # the run in turn asked the engine

@@ -26,6 +26,7 @@ from grader.testing.gradients import (
 from grader.testing.marks import graded, searching
 from grader.testing.numeric import numerical_gradient
 from grader.testing.remote import beside, constant, given, read_many, recorded
+from grader.testing.shapes import shape_of
 from grader.testing.spec import SpecScalar, SpecTensor
 
 __all__ = [
@@ -54,4 +55,5 @@ __all__ = [
     "given",
     "read_many",
     "recorded",
+    "shape_of",
 ]

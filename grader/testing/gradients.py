@@ -23,9 +23,10 @@ import numpy as np
 
 from grader import verdicts
 from grader.testing import bugs, diagnosis
-from grader.testing.checks import LabCheckFailure, as_array, as_float, expect_close, fail, show
+from grader.testing.checks import LabCheckFailure, as_array, as_float, as_shape, expect_close, fail, show
 from grader.testing.numeric import numerical_gradient
 from grader.testing.remote import given, read_each
+from grader.testing.shapes import recording_shapes, replaying_shapes, unfaithful
 from grader.testing.spec import SpecScalar, SpecTensor
 
 # The chapter's gradcheck tolerances: far below what a wrong rule is off by.
@@ -270,36 +271,39 @@ def passes_every_check(engine, cases, *, scalar: bool) -> bool:
 
 
 def _gradients_if_every_check_passes(engine, cases, *, scalar: bool) -> list[list] | None:
-    """passes_every_check, with each case's gradients as the engine computed them (None: not all pass)."""
+    """passes_every_check, with each case's gradients as the engine computed them (None: not all pass).
+
+    Each case's oracle runs first, so that the engine's run can take from it the shapes the
+    computation builds on (grader.testing.shapes): the engine's own are read with its values."""
     try:
-        runs = []
-        for f, inputs, seed in cases:
-            leaves = (
-                [engine(float(x)) for x in inputs] if scalar else [engine(given(np.asarray(x, float))) for x in inputs]
-            )
-            out = f(*leaves)
-            if out is None:
-                return None
-            if seed is None:
-                out.backward()
-            else:
-                out.backward(given(np.asarray(seed, float)))
-            runs.append((out, leaves))
-        reads = iter(
-            read_each(pair for out, leaves in runs for pair in [(out, "data"), *((x, "grad") for x in leaves)])
-        )
-        as_value = as_float if scalar else as_array
-        gradients = []
+        oracles, runs, claims = [], [], []
         for f, inputs, seed in cases:
             values = [float(x) for x in inputs] if scalar else [np.array(x, dtype=np.float64) for x in inputs]
             seed_array = None if seed is None else np.array(seed, dtype=np.float64)
-            expected_out, expected_gradient = (
-                _scalar_oracle(f, values) if scalar else _tensor_oracle(f, values, seed_array)
-            )
+            with recording_shapes() as shapes:
+                oracles.append(_scalar_oracle(f, values) if scalar else _tensor_oracle(f, values, seed_array))
+            leaves = [engine(x) for x in values] if scalar else [engine(given(x)) for x in values]
+            with replaying_shapes(shapes) as plan:
+                out = f(*leaves)
+            if out is None or unfaithful(plan):
+                return None
+            claims += plan.claims
+            if seed is None:
+                out.backward()
+            else:
+                out.backward(given(seed_array))
+            runs.append((out, leaves))
+        pairs = [pair for out, leaves in runs for pair in [(out, "data"), *((x, "grad") for x in leaves)]]
+        reads = iter(read_each([*pairs, *((x, "shape") for x, _ in claims)]))
+        as_value = as_float if scalar else as_array
+        gradients = []
+        for (expected_out, expected_gradient), (_, leaves) in zip(oracles, runs, strict=True):
             expect_close(as_value(next(reads)(), ""), expected_out, "", atol=FORWARD_ATOL, rtol=FORWARD_RTOL)
-            gradients.append([as_value(next(reads)(), "") for _ in values])
+            gradients.append([as_value(next(reads)(), "") for _ in leaves])
             for i, got in enumerate(gradients[-1]):
                 _compare_gradient(np.array(got), np.array(expected_gradient(i)), "", "", lambda: "")
+        if any(as_shape(next(reads)(), "") != shape for _, shape in claims):
+            return None  # the code's shape was not the oracle's: the check in turn reads it and says so
     except (verdicts.SubmissionError, verdicts.WorkerFailure):
         raise
     except Exception:  # a check failed, or the code under test raised: the caller finds which

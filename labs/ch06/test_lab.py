@@ -35,6 +35,7 @@ from grader.testing import (
     raises,
     recorded,
     searching,
+    shape_of,
 )
 from grader.testing.graphs import (
     GRAPH_SETTINGS,
@@ -321,7 +322,8 @@ def test_backward_with_explicit_seed():
 
 def weighted(out, seed=7):
     """out * fixed weights, summed: a scalar whose gradient differs entry by entry, so wrong axes show."""
-    weights = constant(np.random.default_rng(seed).normal(size=as_shape(out.shape, "the result's .shape")))
+    # shape_of: inside a check that reads everything at once, the oracle's shape (the code's is read with the rest)
+    weights = constant(np.random.default_rng(seed).normal(size=as_shape(shape_of(out), "the result's .shape")))
     return (out * weights).sum()
 
 

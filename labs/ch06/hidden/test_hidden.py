@@ -33,6 +33,7 @@ from grader.testing import (
     graded,
     raises,
     recorded,
+    shape_of,
 )
 from labs.ch06 import loops
 from labs.ch06.xor_mlp import train_xor
@@ -61,7 +62,7 @@ def positive(*shape, seed):
 
 def weighted(out, seed=101):
     """out * fixed weights, summed: a scalar whose gradient differs entry by entry, so wrong axes show."""
-    return (out * _weights(seed, as_shape(out.shape, "the result's .shape"))).sum()
+    return (out * _weights(seed, as_shape(shape_of(out), "the result's .shape"))).sum()
 
 
 @functools.lru_cache(maxsize=8)  # bounded: the shape is the code under test's claim, which it could vary
