@@ -118,6 +118,32 @@ def test_a_thread_left_running_retires_the_child(session):
     assert session.forks == forks
 
 
+def test_the_requests_sent_to_a_child_that_was_not_fit_go_again_to_a_fresh_one(session):
+    """A child passed on says whether it is fit with its first reply: until then the test's requests go
+    out (here several frames' worth, an array handed over among them) and are kept; the child that was
+    not fit left without running them, and a fresh child runs them all."""
+    honest_test(session)
+    Value = session.public("Value")
+    assert Value(1.0).leave_a_thread() == 1.0
+    session.current.sync()
+    session.end()
+    forks = session.forks
+    Tensor = session.public("Tensor")
+    x = Tensor(HandedOver(np.arange(6.0).reshape(2, 3)))
+    y = x
+    for _ in range(40):
+        y = y * 1.5 + 1.0
+    y.sum().backward()
+    total, grad = float(y.sum().data), np.array(x.grad)
+    session.current.sync()
+    session.end()
+    expected = np.arange(6.0).reshape(2, 3)
+    for _ in range(40):
+        expected = expected * 1.5 + 1.0
+    assert session.forks > forks
+    assert total == pytest.approx(expected.sum()) and np.allclose(grad, 1.5**40)
+
+
 def test_an_object_of_an_earlier_test_reaches_nothing(session):
     Value = session.public("Value")
     kept = Value(2.0)

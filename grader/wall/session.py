@@ -76,6 +76,10 @@ class Channel:
         self.failure: WorkerFailure | None = None
         self.deadline = float("inf")
         self.hello: dict | None = None
+        # Passed on from the last test, the child owes its hello (is it fit to serve this one?), read
+        # with the first reply: until then what is written to it is kept, for a fresh child if it is not.
+        self.hello_owed = False
+        self.sent: list[bytes] | None = None
         self.exit_status: dict | None = None
         self.outbox: list[dict] = []
         self.outbox_buffers: list[bytes] = []
@@ -95,6 +99,16 @@ class Channel:
         return left
 
     def _write(self, frame: bytes) -> None:
+        if self.sent is not None:
+            self.sent.append(frame)
+        try:
+            self._write_all(frame)
+        except BrokenPipeError:
+            if not self.hello_owed:
+                self._fail_crashed()
+            self._take_hello()  # it left after the last test (not fit): a fresh child gets all of it, this frame too
+
+    def _write_all(self, frame: bytes) -> None:
         view = memoryview(frame)
         while view:
             try:
@@ -103,8 +117,6 @@ class Channel:
                 _, writable, _ = select.select([], [self.write_fd], [], self._remaining())
                 if not writable:
                     self._fail_timeout()
-            except BrokenPipeError:
-                self._fail_crashed()
 
     def _read_frame(self):
         """The next frame from the child. Reads take whatever has arrived (the child writes
@@ -311,7 +323,42 @@ class Channel:
             self.outbox, self.outbox_buffers = [], []
             self._write(codec.pack({"batch": batch}, buffers, dumps=marshal.dumps))
 
+    def _take_hello(self, *, replace: bool = True) -> None:
+        """Read the hello this child owes; if it is not fit to serve this test (it left without running
+        what was sent), a fresh child takes its place and is sent all of it again (``replace``)."""
+        sent, self.sent, self.hello_owed = self.sent, None, False
+        names = self.hello["names"]
+        try:
+            hello, _ = self._read_frame()
+        except WorkerFailure:  # it died between two tests: it is dead and reaped
+            self.failure, hello = None, {}
+        if self.tally is not None:
+            self.tally.hello(self.test, hello, waited=False)
+        if hello.get("op") == "hello" and hello.get("fit") is True and hello.get("names") == names:
+            self.hello = hello
+            return
+        if not replace:
+            return
+        self.close_fds()  # a child that is not fit exits by itself (grader.wall.worker.Server.serve)
+        self._take_over(self.session._start_fresh())
+        if self.hello["names"] != names:  # this test's objects were named after the last child's names
+            self._fail_protocol("a fresh child of the same file described the lab's names differently")
+        for frame in sent:
+            try:
+                self._write_all(frame)
+            except BrokenPipeError:
+                self._fail_crashed()
+
+    def _take_over(self, fresh: Channel) -> None:
+        """Serve this test with ``fresh``'s child: the objects already made keep this channel."""
+        self.session.current = self
+        self.test, self.read_fd, self.write_fd, self.inbox = fresh.test, fresh.read_fd, fresh.write_fd, fresh.inbox
+        self.hello, self.exit_status = fresh.hello, None
+        fresh.read_fd = fresh.write_fd = -1
+
     def _wait_reply(self, args=None):
+        if self.hello_owed:
+            self._take_hello()
         while True:
             message, buffers = self._read_frame()
             op = message.get("op")
@@ -418,12 +465,20 @@ class Channel:
 
         Nothing to wait for if the last request waited and none was sent since (most tests end
         reading a value): the worker runs requests in order, and answers the first waiting one
-        after an error with that error."""
+        after an error with that error. A hello still owed is read (to pass the child on)."""
         if self.failure is None and self.hello is not None and (self.unsynced or self.outbox):
             self.request("sync", None)
+        elif self.failure is None and self.hello_owed:
+            self._take_hello()
 
     def ended_cleanly(self) -> bool:
-        return self.failure is None and self.unsynced == 0 and self.hello is not None and self.read_fd >= 0
+        return (
+            self.failure is None
+            and self.unsynced == 0
+            and self.hello is not None
+            and not self.hello_owed
+            and self.read_fd >= 0
+        )
 
     def pass_on(self) -> Channel:
         """Ask the child to serve the next test; the returned channel is that test's.
@@ -433,6 +488,8 @@ class Channel:
         self._flush()
         following = Channel(self.session, self.test, self.read_fd, self.write_fd)
         following.next_id, following.inbox = self.next_id, self.inbox
+        # Its names are those it gave (it registered them once); it says whether it is fit with its first reply.
+        following.hello, following.hello_owed, following.sent = self.hello, True, []
         self.read_fd = self.write_fd = -1
         self.failure = WorkerCrashed("an object from an earlier test was used in this one")
         return following
@@ -670,24 +727,13 @@ class WallSession:
         return channel
 
     def _take_following(self) -> Channel | None:
-        """The last test's child, if it says it is fit to serve this one; else it is let go."""
+        """The last test's child, to serve this one. It says whether it is fit with the test's first reply,
+        not before: a child that is not is replaced then, and sent the test's requests again
+        (Channel._take_hello), which costs a test nothing in the common case of a round trip."""
         channel, self.following = self.following, None
-        if channel is None:
-            return None
-        channel.deadline = time.monotonic() + self.limits.call_seconds
-        channel.last = ("start", None, None)
-        try:
-            hello, _ = channel._read_frame()
-        except WorkerFailure:
-            return None
-        if self.tally is not None:
-            self.tally.hello(channel.test, hello, waited=True)
-        fit = hello.get("op") == "hello" and hello.get("fit") is True
-        if fit and _valid_names(hello.get("names"), self.lab.public):
-            channel.hello = hello
-            return channel
-        channel.end()  # not fit: it is killed, and a fresh child takes over
-        return None
+        if channel is not None:
+            channel.last = ("start", None, None)
+        return channel
 
     def _start_fresh(self) -> Channel:
         channel = self.spares.pop(0) if self.spares else self._fork()
@@ -762,7 +808,9 @@ class WallSession:
         """Append this submission's profile (grader.wall.profile), with the costs its last child
         reported after the last test (the hello that child owes)."""
         if self.following is not None:
-            self.following = self._take_following()  # closed with the others
+            self.following.deadline = time.monotonic() + self.limits.call_seconds
+            with contextlib.suppress(WorkerFailure):
+                self.following._take_hello(replace=False)  # closed with the others
         self.tally.write(self.submission.name)
 
     # -- names and exceptions ------------------------------------------------------------

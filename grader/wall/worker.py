@@ -753,7 +753,10 @@ class Server:
                     if op == "end":
                         return
                     if op == "next":
-                        self.hello(self.next_test())
+                        fit = self.next_test()
+                        self.hello(fit)
+                        if not fit["fit"]:
+                            return  # the trusted side sends what it sent next to a fresh child instead
                         continue
                     self.serve_one(message, decoder)
             except EOFError:
