@@ -123,13 +123,13 @@ def test_a_profile_keeps_only_the_costs_a_child_could_have_spent():
     tally.request("getattrs", True)
     tally.callback()
     honest = {"starting": 0.01, "running": 0.5, "reading": 0.1, "writing": 0.05, "handling": 0.02, "cpu": 0.68}
-    tally.hello("l1t1", {"costs": dict(honest, running=0.1)}, waited=True)
-    tally.hello("l1t1", {"costs": honest}, waited=True)
+    tally.hello("l1t1", {"costs": dict(honest, running=0.1)})
+    tally.hello("l1t1", {"costs": honest})
     forged = {"running": -1.0, "reading": math.inf, "writing": "0.1", "handling": 1e9, "cpu": True, "x": 1.0}
-    tally.hello("l1t2", {"costs": {**forged, "starting": 0.5}}, waited=False)
-    tally.hello("l1t3", {"costs": [1.0]}, waited=False)
+    tally.hello("l1t2", {"costs": {**forged, "starting": 0.5}})
+    tally.hello("l1t3", {"costs": [1.0]})
     figures = tally.as_dict("s.py")
-    assert figures["requests"] == 3 and figures["round_trips"] == {"read": 2, "callback": 1, "hello": 2}
+    assert figures["requests"] == 3 and figures["round_trips"] == {"read": 2, "callback": 1}
     assert figures["children"] == 2 and figures["worker_s"] == {**honest, "starting": 0.51}
 
 

@@ -53,10 +53,8 @@ class Tally:
         """The worker called one of the test's functions: a round trip the other way."""
         self.round_trips["callback"] += 1
 
-    def hello(self, child: str, message: dict, *, waited: bool) -> None:
-        """A child's hello: a round trip if it answered the end of the last test (``waited``)."""
-        if waited:
-            self.round_trips["hello"] += 1
+    def hello(self, child: str, message: dict) -> None:
+        """A child's hello, with the costs it reports (never a round trip of its own: grader.wall.session)."""
         costs = message.get("costs")
         if type(costs) is dict:
             kept = {k: float(costs[k]) for k in WORKER_COSTS if _seconds(costs.get(k))}

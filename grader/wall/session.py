@@ -333,7 +333,7 @@ class Channel:
         except WorkerFailure:  # it died between two tests: it is dead and reaped
             self.failure, hello = None, {}
         if self.tally is not None:
-            self.tally.hello(self.test, hello, waited=False)
+            self.tally.hello(self.test, hello)
         if hello.get("op") == "hello" and hello.get("fit") is True and hello.get("names") == names:
             self.hello = hello
             return
@@ -757,7 +757,7 @@ class WallSession:
             self.broken = verdicts.import_stopped_worker(self.submission.name, exc.message)
             raise self.broken from None
         if self.tally is not None:
-            self.tally.hello(channel.test, hello, waited=False)  # it came while earlier tests ran
+            self.tally.hello(channel.test, hello)
         if type(hello.get("import_error")) is dict:
             error = hello["import_error"]
             kind, what = str(error.get("type", "Exception")), str(error.get("message", ""))
