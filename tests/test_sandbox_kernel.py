@@ -101,6 +101,7 @@ def test_every_attack_is_refused_by_the_kernel(lab, limits, tmp_path, monkeypatc
         "make a hard link": DENIED,
         "make an unnamed file": DENIED,
         "make a memory file": DENIED,
+        "set an extended attribute on its output": DENIED,
         "become root": DENIED,
         "mount a tmpfs": DENIED,
         "unmount /proc": DENIED,
@@ -118,7 +119,10 @@ def test_every_attack_is_refused_by_the_kernel(lab, limits, tmp_path, monkeypatc
         "open a unix socket": DENIED,
     }
     if os.uname().machine == "x86_64":
-        expected |= {f"{name}()": DENIED for name in ("bpf", "perf_event_open", "io_uring_setup", "keyctl", "ptrace")}
+        expected |= {
+            f"{name}()": DENIED
+            for name in ("bpf", "perf_event_open", "io_uring_setup", "keyctl", "ptrace", "setxattrat")
+        }
     wrong = {name: results.get(name) for name, allowed in expected.items() if results.get(name) not in allowed}
     assert not wrong, f"not refused by the kernel as it must be: {wrong}"
     assert results["processes whose environment holds the trusted side's secret"] == []

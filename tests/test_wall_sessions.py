@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import time
 from pathlib import Path
 
 import numpy as np
@@ -341,3 +342,40 @@ def test_a_check_that_fails_inside_a_function_the_code_calls_back_reaches_the_te
         gradcheck(f, [np.ones((2, 2))])
     assert caught.value is failure
     session.end()
+
+
+def _unfit_child_passed_on(session):
+    """A test that leaves a thread running: its child, passed on, will say it is not fit."""
+    Value = session.public("Value")
+    assert Value(1.0).leave_a_thread() == 1.0
+    session.current.sync()
+    session.end()
+
+
+def test_a_test_that_ends_before_its_child_said_it_was_fit_leaves_no_channel_behind(session):
+    """The test failed before it sent anything (a check of its own): its child, which left as not fit, is
+    not replaced just to be told the test ended, and the next test is graded as usual."""
+    honest_test(session)
+    _unfit_child_passed_on(session)
+    session.begin()
+    time.sleep(0.3)  # the child that was not fit has left by now
+    session.end()
+    assert session.current is None
+    assert honest_test(session) == 7.0
+
+
+def test_a_fresh_childs_start_is_not_charged_to_the_test_it_takes_over(tmp_path):
+    """A file whose import takes 3 s of the 10 s it may take, graded with 2 s tests: the child that takes
+    over from one that was not fit starts while the test waits, and the test keeps its own 2 s."""
+    lab = labs.get("ch06")
+    lab = dataclasses.replace(lab, limits={**lab.limits, "call_seconds": 10, "test_seconds": 2, "cpu_seconds": 2})
+    path = tmp_path / "slow_import.py"
+    slow = '\n_np._core.numeric.sys.modules["select"].select([], [], [], 3.0)  # a demo run at module level\n'
+    path.write_text(reference_source("ch06") + EXTRAS + slow, encoding="utf-8")
+    wall = WallSession(lab, path, Limits.from_lab(lab.limits))
+    try:
+        assert honest_test(wall) == 7.0
+        _unfit_child_passed_on(wall)
+        assert honest_test(wall) == 7.0
+    finally:
+        wall.close()

@@ -64,11 +64,37 @@ def read_each(pairs) -> list[Callable[[], object]]:
     else:
         outcomes = []
         for obj, name in pairs:
+            if name is None:  # a snapshot's pair: read when it was taken
+                outcomes.append(obj.outcome)
+                continue
             try:
                 outcomes.append((getattr(obj, name), None))
             except Exception as exc:  # the code under test's: raised when this read is taken
                 outcomes.append((None, exc))
     return [functools.partial(_take, value, error) for value, error in outcomes]
+
+
+class _Taken:
+    """In-process, what a snapshot read: (value, None), or (None, the exception)."""
+
+    def __init__(self, obj, name: str):
+        try:
+            self.outcome = (getattr(obj, name), None)
+        except Exception as exc:  # the code under test's: raised when the snapshot is read
+            self.outcome = (None, exc)
+
+
+def snapshot(obj, name: str) -> tuple:
+    """``getattr(obj, name)`` as it is now, as a pair for ``read_each`` to read later with the others:
+    behind the wall the read is sent now without waiting, and the worker keeps its answer until then
+    (a value read at the end could have changed since: a ``.shape`` taken from ``.grad``)."""
+    if state.current().behind_the_wall:
+        from grader.wall.proxy import channel_of
+
+        channel = channel_of(obj)
+        if channel is not None:
+            return channel.request("getattr", obj, name=name, result="object"), None
+    return _Taken(obj, name), None
 
 
 def _take(value, error):

@@ -6,7 +6,8 @@ Inside a check that runs its cases all at once and reads them back in one reques
 (grader.testing.gradients), a wrong shape needs no message of its own there: any
 difference sends the check step by step, where the shape is read as before. So there
 ``shape_of`` answers with the shape the oracle's run of the same computation saw, in the same
-order, and the check reads the code's own shapes with everything else and compares; if one
+order, and the check reads the code's own shapes, as they were then, with everything else and
+compares (grader.testing.remote.snapshot); if one
 differs, or the computation asked for a different number of shapes, the check is run step
 by step, with the messages it gives.
 """
@@ -16,6 +17,8 @@ from __future__ import annotations
 from collections import deque
 from contextlib import contextmanager
 
+from grader.testing.remote import snapshot
+
 _plan: _Plan | None = None
 
 
@@ -23,7 +26,7 @@ class _Plan:
     def __init__(self, recording: list | None = None, replaying: deque | None = None):
         self.recording = recording  # the oracle's run: each shape it asked for, in order
         self.replaying = replaying  # the code's run: those shapes, handed out in the same order
-        self.claims: list[tuple[object, tuple]] = []  # (object of the code under test, the shape it was given)
+        self.claims: list[tuple[tuple, tuple]] = []  # (a snapshot of the code's .shape, the oracle's shape given)
         self.ran_out = False
 
 
@@ -38,7 +41,7 @@ def shape_of(x) -> tuple:
         return shape
     if plan.replaying:
         shape = plan.replaying.popleft()
-        plan.claims.append((x, shape))
+        plan.claims.append((snapshot(x, "shape"), shape))  # the code's shape now, read with the rest
         return shape
     plan.ran_out = True  # the code's run asked for more shapes than the oracle's: read, and run again in turn
     return x.shape

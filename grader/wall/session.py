@@ -340,7 +340,11 @@ class Channel:
         if not replace:
             return
         self.close_fds()  # a child that is not fit exits by itself (grader.wall.worker.Server.serve)
-        self._take_over(self.session._start_fresh())
+        started, current = time.monotonic(), self.session.current
+        fresh = self.session._start_fresh()
+        self.session.current = current
+        self._take_over(fresh)
+        self.deadline += time.monotonic() - started  # a fresh child's start is not the test's time
         if self.hello["names"] != names:  # this test's objects were named after the last child's names
             self._fail_protocol("a fresh child of the same file described the lab's names differently")
         for frame in sent:
@@ -351,7 +355,6 @@ class Channel:
 
     def _take_over(self, fresh: Channel) -> None:
         """Serve this test with ``fresh``'s child: the objects already made keep this channel."""
-        self.session.current = self
         self.test, self.read_fd, self.write_fd, self.inbox = fresh.test, fresh.read_fd, fresh.write_fd, fresh.inbox
         self.hello, self.exit_status = fresh.hello, None
         fresh.read_fd = fresh.write_fd = -1
@@ -434,7 +437,9 @@ class Channel:
             raise recording.NotRecordable("it reads values of the code under test")
         if not pairs:
             return []
-        message = {"op": "getattrs", "id": self.next_id, "pairs": [[self._handle_of(o), str(n)] for o, n in pairs]}
+        # A name None reads back the answer a getattr sent without waiting left in the worker (a snapshot).
+        pairs_sent = [[self._handle_of(o), None if n is None else str(n)] for o, n in pairs]
+        message = {"op": "getattrs", "id": self.next_id, "pairs": pairs_sent}
         self.next_id += 1
         if self.tally is not None:
             self.tally.request("getattrs", True)
@@ -500,7 +505,12 @@ class Channel:
         A child with requests still queued (the test failed before waiting for them) may be
         busy in them for a long time: it is killed instead.
         """
-        if self.failure is None and self.unsynced == 0:
+        if self.hello_owed:  # not asked for more: a fit child reads the end of its pipe and exits, one that is not has
+            sent, self.hello_owed, self.sent = self.sent, False, None
+            if sent and self.exit_status is None:  # it may be busy in what it was sent
+                with contextlib.suppress(OSError):
+                    self.session.box.send({"op": "kill", "test": self.test})
+        elif self.failure is None and self.unsynced == 0:
             with contextlib.suppress(WorkerFailure, OSError):
                 self._queue({"op": "end"})
                 self._flush()

@@ -9,8 +9,9 @@ libseccomp's default for a foreign architecture.
   moment bubblewrap hands over (``bwrap --seccomp``). Nothing a grading needs: tracing
   other processes, mounting, new namespaces, kernel keyrings, BPF, performance counters,
   io_uring (whose operations seccomp cannot see), creating sockets (the only ones are
-  those the trusted side hands in), device files and fifos, and the machine's own
-  settings (modules, reboot, clocks, swap).
+  those the trusted side hands in), device files and fifos, extended attributes (kernel
+  memory outside every limit), and the machine's own settings (modules, reboot, clocks,
+  swap).
 - ``child_program``: added by each child of the zygote (the processes that run student
   code) before the submission is executed. A child may start threads, nothing more: no
   new process, no other program, no signal to any process. Nor may it make a file, a
@@ -89,6 +90,12 @@ REFUSED_IN_SANDBOX = (
     # device files and fifos
     "mknod",
     "mknodat",
+    # extended attributes: a tmpfs keeps their values in kernel memory that no limit counts (the
+    # --size of /sandbox counts file data only), a gigabyte on one file a child already has open
+    "setxattr",
+    "lsetxattr",
+    "fsetxattr",
+    "setxattrat",  # Linux 6.13: a libseccomp that does not know it gets its number (SYSCALL_NUMBERS)
     # memory the address-space limit does not count: System V shared memory (a detached segment
     # lives on), its message queues and semaphores, POSIX message queues
     "shmget",
@@ -154,6 +161,7 @@ REFUSED_NAMES_IN_CHILD = (
     "symlink",
     "symlinkat",
     "memfd_create",  # an inode of the kernel's own tmpfs, kept alive by a mapping after its descriptor is closed
+    "memfd_secret",  # the same, of its own kind
 )
 # open(2) flags that make an inode: O_CREAT a named file, O_TMPFILE an unnamed one (O_TMPFILE is
 # this bit with O_DIRECTORY, which alone opens a folder).
@@ -169,7 +177,8 @@ def _compile(rules) -> bytes:
         try:
             program.add_rule(action, name, *args)
         except (OSError, ValueError) as exc:  # not a call of this architecture: nothing to refuse
-            if getattr(exc, "errno", None) not in (errno.EDOM, errno.EFAULT, errno.EINVAL, None):
+            # EEXIST: the same rule twice (a call refused by name and, where libseccomp knows it, by number)
+            if getattr(exc, "errno", None) not in (errno.EDOM, errno.EFAULT, errno.EINVAL, errno.EEXIST, None):
                 raise
     with tempfile.TemporaryFile() as out:
         program.export_bpf(out)
@@ -177,10 +186,18 @@ def _compile(rules) -> bytes:
         return out.read()
 
 
+# Calls newer than some libseccomp releases, by number: the same on x86_64 and aarch64 (the table every
+# architecture shares from Linux 5.1 on). Elsewhere a libseccomp too old to know them leaves them allowed.
+SYSCALL_NUMBERS = {"setxattrat": 463}
+SHARED_TABLE_MACHINES = ("x86_64", "aarch64")
+
+
 def _sandbox_rules(seccomp):
     refuse = seccomp.ERRNO(errno.EPERM)
     for name in REFUSED_IN_SANDBOX:
         yield refuse, name, ()
+        if name in SYSCALL_NUMBERS and os.uname().machine in SHARED_TABLE_MACHINES:
+            yield refuse, SYSCALL_NUMBERS[name], ()
     for flag in NAMESPACE_FLAGS.values():  # fork() and threads stay allowed; new namespaces do not
         yield refuse, "clone", (seccomp.Arg(0, seccomp.MASKED_EQ, flag, flag),)
     # clone3 passes its flags in memory a filter cannot read: "not implemented" makes the C

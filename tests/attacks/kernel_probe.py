@@ -108,7 +108,7 @@ def syscall(name, number, *args):
 
 
 # Called by number: Python has no function for them (x86_64's numbers; other machines skip them).
-SYSCALLS = {"bpf": 321, "perf_event_open": 298, "io_uring_setup": 425, "keyctl": 250, "ptrace": 101}
+SYSCALLS = {"bpf": 321, "perf_event_open": 298, "io_uring_setup": 425, "keyctl": 250, "ptrace": 101, "setxattrat": 463}
 if os.uname().machine != "x86_64":
     SYSCALLS = {}
 
@@ -140,6 +140,7 @@ def probe():
         "make a hard link": outcome(lambda: os.link("output.log", "labkit-link")),
         "make an unnamed file": outcome(unnamed_file),
         "make a memory file": outcome(memfd),
+        "set an extended attribute on its output": outcome(lambda: os.setxattr("output.log", "user.labkit", b"x" * 65536)),
         # privilege and namespaces
         "become root": outcome(lambda: os.setuid(0)),
         "mount a tmpfs": outcome(c_call(libc.mount, b"none", b"/tmp", b"tmpfs", 0, None)),
