@@ -375,3 +375,33 @@ def test_code_that_writes_a_file_gets_the_same_verdicts_in_both_modes(tmp_path):
     lost = [message for outcome, message in outcomes[0].values() if outcome != "passed"]
     assert lost and all("may not create files or folders" in message for message in lost), lost
     assert not list(tmp_path.rglob("labkit-trace.txt")) and not (labs.KIT_ROOT / "labkit-trace.txt").exists()
+
+
+def test_an_engine_whose_shape_is_a_list_it_fills_in_later_gets_the_step_by_step_verdict(tmp_path):
+    """A result's .shape is a list backward() fills in: when weighted() asks, it is empty. The check that
+    reads everything at once takes the shape the code answered then (a copy, behind the wall kept in the
+    worker), so the engine fails as it fails step by step (it scored 120 when the claim was read at the end)."""
+    source = reference_source("ch06")
+    start = source.index("class Tensor")
+    tensor = source[start:].replace("self.shape", "self.data.shape").replace("other.shape", "other.data.shape")
+    slots = '"_op", "_backward")'
+    tensor = tensor.replace(slots, slots[:-1] + ', "_claim")')
+    shape = 'def shape(self):\n        """The shape of ``data``."""\n        return self.data.shape'
+    listed = (
+        "def shape(self):\n        if self.grad is not None:\n            return list(self.data.shape)\n"
+        "        if not hasattr(self, '_claim'):\n            self._claim = []\n        return self._claim"
+    )
+    fill = "        for node in reversed(order):  # consumers before their inputs"
+    filled = (
+        "        for node in order:\n            if hasattr(node, '_claim'):\n"
+        "                node._claim[:] = node.data.shape\n"
+    )
+    assert shape in tensor and fill in tensor and '"_claim"' in tensor
+    source = source[:start] + tensor.replace(shape, listed).replace(fill, filled + fill)
+    reports = []
+    for mode in ("in-process", "worker"):
+        (tmp_path / mode).mkdir()
+        reports.append(grade_file(tmp_path / mode, "listed.py", source, "--isolation", mode)[1])
+    outcomes = [{t["id"]: t["outcome"] for t in report["tests"]} for report in reports]
+    assert outcomes[0] == outcomes[1] and reports[0]["score"] == reports[1]["score"] < 100
+    assert outcomes[0]["test_tensor_gradcheck[add_bias_broadcast]"] == "failed"

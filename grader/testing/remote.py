@@ -14,6 +14,7 @@ from collections.abc import Callable
 import numpy as np
 
 from grader.harness import state
+from grader.wall.worker import snapshot_copy
 
 
 def given(array) -> np.ndarray:
@@ -64,7 +65,7 @@ def read_each(pairs) -> list[Callable[[], object]]:
     else:
         outcomes = []
         for obj, name in pairs:
-            if name is None:  # a snapshot's pair: read when it was taken
+            if name is None and isinstance(obj, _Taken):  # a snapshot's pair: read when it was taken
                 outcomes.append(obj.outcome)
                 continue
             try:
@@ -79,7 +80,7 @@ class _Taken:
 
     def __init__(self, obj, name: str):
         try:
-            self.outcome = (getattr(obj, name), None)
+            self.outcome = (snapshot_copy(getattr(obj, name)), None)
         except Exception as exc:  # the code under test's: raised when the snapshot is read
             self.outcome = (None, exc)
 
@@ -93,7 +94,7 @@ def snapshot(obj, name: str) -> tuple:
 
         channel = channel_of(obj)
         if channel is not None:
-            return channel.request("getattr", obj, name=name, result="object"), None
+            return channel.request("getattr", obj, name=name, result="object", kind="snapshot"), None
     return _Taken(obj, name), None
 
 

@@ -522,6 +522,15 @@ def describe(exc, display_path):
     }
 
 
+def snapshot_copy(value):
+    """``value`` as it is now: a list or an array the code keeps may change after it was read."""
+    if type(value) is list:
+        return list(value)
+    if type(value) is np.ndarray:
+        return value.copy()
+    return value
+
+
 def _read_attribute(target, name):
     owner = getattr(type(target), name, None)  # a method is found on the class, not the instance
     if callable(owner) and not isinstance(owner, (type, property)) and name not in getattr(target, "__dict__", {}):
@@ -812,7 +821,10 @@ class Server:
         if op == "sync":
             return None
         if op == "getattr":
-            return _read_attribute(target, message["name"])
+            answer = _read_attribute(target, message["name"])
+            if message.get("kind") == "snapshot":  # kept to be read later: as it is now, not as it will be
+                answer = {k: snapshot_copy(v) for k, v in answer.items()}
+            return answer
         if op == "getattrs":  # several reads in one reply; each one's error stays its own
             answers = []
             for hid, name in message["pairs"]:
