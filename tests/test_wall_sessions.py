@@ -86,6 +86,14 @@ def honest_test(session) -> float:
     return data
 
 
+def _unfit_child_passed_on(session):
+    """A test that leaves a thread running: its child, passed on, will say it is not fit."""
+    Value = session.public("Value")
+    assert Value(1.0).leave_a_thread() == 1.0
+    session.current.sync()
+    session.end()
+
+
 def test_clean_tests_share_one_child(session):
     assert honest_test(session) == 7.0
     forks = session.forks
@@ -107,10 +115,7 @@ def test_after_a_timeout_the_next_test_gets_a_fresh_child(session):
 
 def test_a_thread_left_running_retires_the_child(session):
     honest_test(session)
-    Value = session.public("Value")
-    assert Value(1.0).leave_a_thread() == 1.0
-    session.current.sync()
-    session.end()
+    _unfit_child_passed_on(session)
     forks = session.forks
     assert honest_test(session) == 7.0  # the child with the thread said it was unfit
     assert session.forks > forks
@@ -124,10 +129,7 @@ def test_the_requests_sent_to_a_child_that_was_not_fit_go_again_to_a_fresh_one(s
     out (here several frames' worth, an array handed over among them) and are kept; the child that was
     not fit left without running them, and a fresh child runs them all."""
     honest_test(session)
-    Value = session.public("Value")
-    assert Value(1.0).leave_a_thread() == 1.0
-    session.current.sync()
-    session.end()
+    _unfit_child_passed_on(session)
     forks = session.forks
     Tensor = session.public("Tensor")
     x = Tensor(HandedOver(np.arange(6.0).reshape(2, 3)))
@@ -341,14 +343,6 @@ def test_a_check_that_fails_inside_a_function_the_code_calls_back_reaches_the_te
     with pytest.raises(CheckFailed) as caught:
         gradcheck(f, [np.ones((2, 2))])
     assert caught.value is failure
-    session.end()
-
-
-def _unfit_child_passed_on(session):
-    """A test that leaves a thread running: its child, passed on, will say it is not fit."""
-    Value = session.public("Value")
-    assert Value(1.0).leave_a_thread() == 1.0
-    session.current.sync()
     session.end()
 
 

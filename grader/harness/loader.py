@@ -15,14 +15,13 @@ import importlib
 import importlib.machinery
 import importlib.util
 import itertools
-import os
 import sys
 from pathlib import Path
 
 from grader import intake, labs, verdicts
 from grader.implementation import Implementation
 from grader.verdicts import SubmissionError
-from grader.wall.worker import CREATING_FLAGS, NO_NEW_FILES, import_refusal
+from grader.wall.worker import NEW_NAME_EVENTS, import_refusal, new_name_refusal
 
 _load_counter = itertools.count()
 _allowed_imports: dict[str, frozenset[str]] = {}  # a loaded file's path (its code's file name): its lab's list
@@ -52,22 +51,15 @@ def _refuse_new_files_from_loaded_code(event: str, args: tuple) -> None:
     Behind the wall the kernel refuses every new name to the code under test; here nothing would,
     and the file would pass in-process and fail behind the wall. Only the loaded files' own frames
     count (pytest and the tests make files as they like), and only these events pay for the look."""
-    if event == "open":
-        mode, flags = args[1], args[2]
-        if args[0] is None or isinstance(args[0], int):
-            return
-        if not (
-            (mode is not None and any(c in str(mode) for c in "wax"))
-            or (isinstance(flags, int) and flags & CREATING_FLAGS)
-        ):
-            return
-    elif event not in ("os.mkdir", "os.symlink", "os.link"):
+    if event != "open" and event not in NEW_NAME_EVENTS:
+        return
+    refusal = new_name_refusal(event, args)
+    if refusal is None:
         return
     frame = sys._getframe(1)
     while frame is not None:
         if frame.f_code.co_filename in _allowed_imports:
-            what = os.fsdecode(args[0]) if event == "open" else event
-            raise PermissionError(f"labkit: {NO_NEW_FILES} ({what})")
+            raise PermissionError(refusal)
         frame = frame.f_back
 
 

@@ -346,6 +346,24 @@ def _exit(code=None):
 # A child may make no file, folder or link (the kernel refuses it: grader.wall.syscalls); the words for it.
 NO_NEW_FILES = "a lab submission may not create files or folders: it is graded where it can make none"
 CREATING_FLAGS = os.O_CREAT | (getattr(os, "O_TMPFILE", 0) & ~os.O_DIRECTORY)
+NEW_NAME_EVENTS = ("os.mkdir", "os.symlink", "os.link")
+
+
+def new_name_refusal(event, args):
+    """The guard's words when an audit event asks for a new file, folder or link, else None (what the
+    kernel refuses a child, grader.wall.syscalls: the worker's guard and the in-process loader say it)."""
+    if event == "open":
+        path, mode, flags = args
+        if path is None or isinstance(path, int):
+            return None
+        if (mode is not None and any(c in str(mode) for c in "wax")) or (
+            isinstance(flags, int) and flags & CREATING_FLAGS
+        ):
+            return f"labkit: {NO_NEW_FILES} ({os.fsdecode(path)})"
+        return None
+    return f"labkit: {NO_NEW_FILES} ({event})" if event in NEW_NAME_EVENTS else None
+
+
 BLOCKED_EVENTS = (
     "os.setxattr",
     "os.system",
@@ -439,12 +457,9 @@ def install_guards(config, workdir):
             path, mode, flags = args
             if path is None or isinstance(path, int):
                 return
-            # What the kernel refuses a child (grader.wall.syscalls): a new file, even in its own folder.
-            creating = (mode is not None and any(c in str(mode) for c in "wax")) or (
-                isinstance(flags, int) and flags & CREATING_FLAGS
-            )
-            if creating:
-                raise PermissionError(f"labkit: {NO_NEW_FILES} ({os.fsdecode(path)})")
+            refusal = new_name_refusal(event, args)  # a new file, even in its own folder
+            if refusal:
+                raise PermissionError(refusal)
             writing = (mode is not None and "+" in str(mode)) or (
                 isinstance(flags, int) and flags & (os.O_WRONLY | os.O_RDWR | os.O_APPEND | os.O_TRUNC)
             )
@@ -453,8 +468,8 @@ def install_guards(config, workdir):
                 raise PermissionError(f"labkit: a lab submission may not {'write' if writing else 'read'} {real}")
             if os.path.isdir(real):
                 raise PermissionError(f"labkit: a lab submission may not open the folder {real}")
-        elif event in ("os.mkdir", "os.symlink", "os.link"):
-            raise PermissionError(f"labkit: {NO_NEW_FILES} ({event})")
+        elif event in NEW_NAME_EVENTS:
+            raise PermissionError(new_name_refusal(event, args))
         elif event in ("os.listdir", "os.scandir") and args and isinstance(args[0], (str, bytes)):
             real, ok = inside(args[0], read_roots)
             if not ok:
