@@ -6,9 +6,11 @@ import os
 import re
 import subprocess
 import sys
+from random import Random
 
 import numpy as np
 import pytest
+from hypothesis import find
 from hypothesis import strategies as st
 
 from grader import labs
@@ -242,3 +244,34 @@ def test_a_correct_engine_runs_every_graph_before_its_one_read(monkeypatch):
     assert events == ["backward"] * len(
         graphs.searched_graphs(graphs.scalar_graphs(), graphs.SCALAR_GRAPH_SETTINGS)
     ) + ["read"]
+
+
+class _Unfinished(Value):
+    """An engine not written yet: the starter's stubs raise NotImplementedError."""
+
+    def __init__(self, *args, **kwargs):
+        raise NotImplementedError("Value.__init__")
+
+
+@pytest.mark.parametrize("kind", ["scalar", "tensor"])
+def test_the_first_graph_drawn_is_the_one_shrinking_ends_on(kind):
+    """The search draws its simplest graph first: when every graph fails, a full search (Hypothesis's
+    shrinking, no budget) ends on that same graph, so an engine that fails it is shown it at once."""
+    strategy, settings = {
+        "scalar": (graphs.scalar_graphs(), graphs.SCALAR_GRAPH_SETTINGS),
+        "tensor": (graphs.tensor_graphs(), graphs.GRAPH_SETTINGS),
+    }[kind]
+    first = graphs.searched_graphs(strategy, settings)[0]
+    shrunk = find(strategy, lambda graph: True, settings=settings, random=Random(graphs.GRAPH_SEED))
+    assert shrunk.expression() == first.expression()
+
+
+def test_an_engine_failing_the_first_graph_is_shown_it_without_a_search(monkeypatch):
+    """Searched no further: the graph that failed, then its full diagnosis (the test's message)."""
+    checked = []
+    check_graph = graphs.check_graph
+    monkeypatch.setattr(graphs, "check_graph", lambda *a, **k: checked.append(a[1]) or check_graph(*a, **k))
+    with pytest.raises(NotImplementedError, match="Value.__init__"):
+        graphs.check_random_graphs(_Unfinished, graphs.scalar_graphs(), graphs.SCALAR_GRAPH_SETTINGS, hint="")
+    first = graphs.searched_graphs(graphs.scalar_graphs(), graphs.SCALAR_GRAPH_SETTINGS)[0]
+    assert checked == [first, first]
