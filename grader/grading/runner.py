@@ -110,6 +110,15 @@ def _pytest_args(lab: Lab, extra: list[str]) -> list[str]:
         # warnings the grader never reads (and behind the wall they happen in the worker anyway).
         "-p",
         "no:unraisableexception",
+        # Nor the plugins that wrap every test in a capture of its output, its log records and its
+        # warnings, which the grader never reads (about 3% of an honest student's time, README
+        # "Performance"). What the code under test prints in-process goes to the run's output file,
+        # as pytest's own lines do; behind the wall it is the worker's.
+        "-p",
+        "no:logging",
+        "-p",
+        "no:warnings",
+        "--capture=no",
         "-q",
         "--tb=no",  # the grader renders its own messages; formatting tracebacks costs time
         *extra,

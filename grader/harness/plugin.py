@@ -14,6 +14,7 @@ tasks' tests, which the collected list still names. Outside lab tests it does no
 from __future__ import annotations
 
 import ctypes
+import functools
 import json
 import os
 import signal
@@ -37,8 +38,13 @@ _collected_key = pytest.StashKey[list]()  # every test collected, before an orde
 
 def _hidden_relpath(item) -> str | None:
     """For a test of a lab's hidden tests (labs/<id>/hidden/), its file's path in the lab's folder."""
+    return _hidden_relpath_of(str(item.path))
+
+
+@functools.lru_cache(maxsize=64)  # asked twice a test; resolving a path is an lstat a folder
+def _hidden_relpath_of(path: str) -> str | None:
     try:
-        relpath = Path(str(item.path)).resolve().relative_to(labs.KIT_ROOT).as_posix()
+        relpath = Path(path).resolve().relative_to(labs.KIT_ROOT).as_posix()
     except ValueError:
         return None
     return relpath.split("/", 2)[2] if labs.is_hidden_file(relpath) else None
