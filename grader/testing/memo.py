@@ -1,0 +1,95 @@
+"""The oracle's expected gradients, remembered for the rest of the pytest process.
+
+The checker computes each expected gradient by central differences on the kit's spec
+(grader.testing.numeric): two runs of the computation for every number of the input, about a
+seventh of an honest ch06 student's time in-process. A batch's chunk makes the same checks on the
+same inputs for every submission it grades, so only its first submission pays for them.
+
+An answer is remembered under a name for the computation and its inputs: a function by its code
+and by what it closes over, compared by value (numbers, strings, arrays by their bytes, tuples
+and lists of them, other functions so named) or, for any other object, by identity (the name keeps
+it alive, so its id cannot be reused: such an object, a random graph drawn once per process or a
+class, stays as it is while it lives); the inputs by value, as they are at the call. A
+computation that cannot be named so (a closure over a set or a dict, functions nested too deep)
+is computed each time. The functions named are the lab tests' own, trusted, and they compute
+from what they are given and what they close over: a module global they read is put back before
+each submission (grader.harness.module_data).
+"""
+
+from __future__ import annotations
+
+import types
+from collections import OrderedDict
+
+import numpy as np
+
+MAX_REMEMBERED = 4096  # answers kept: a lab's checks make a few hundred distinct ones
+MAX_DEPTH = 6  # functions inside functions a name follows
+
+
+class _Unnamed(Exception):
+    """The computation holds something this module cannot name."""
+
+
+class _Same:
+    """An object named by its identity (kept alive by the name that holds it)."""
+
+    __slots__ = ("obj",)
+
+    def __init__(self, obj):
+        self.obj = obj
+
+    def __eq__(self, other):
+        return type(other) is _Same and other.obj is self.obj
+
+    def __hash__(self):
+        return id(self.obj)
+
+
+_remembered: OrderedDict = OrderedDict()
+
+
+def remembered(parts: tuple, compute):
+    """``compute()``'s answer, remembered under the name of ``parts`` (a read-only copy when an array)."""
+    try:
+        key = _name(parts, MAX_DEPTH)
+    except _Unnamed:
+        return compute()
+    if key in _remembered:
+        _remembered.move_to_end(key)
+        return _remembered[key]
+    answer = compute()
+    if isinstance(answer, np.ndarray):
+        answer = answer.copy()
+        answer.setflags(write=False)  # a caller that wrote into it would change every later answer
+    _remembered[key] = answer
+    if len(_remembered) > MAX_REMEMBERED:
+        _remembered.popitem(last=False)
+    return answer
+
+
+def _name(x, depth: int):
+    kind = type(x)
+    if x is None or kind in (bool, int, float, str):
+        return (kind, x)
+    if isinstance(x, np.generic) and not isinstance(x, np.object_):
+        return (kind, x.item())
+    if kind is np.ndarray:
+        if x.dtype.hasobject:
+            raise _Unnamed
+        return (np.ndarray, x.shape, x.dtype.str, x.tobytes())
+    if kind in (tuple, list):
+        return (kind, *(_name(item, depth) for item in x))
+    if kind is types.FunctionType:
+        if depth == 0:
+            raise _Unnamed
+        try:
+            cells = tuple(_name(cell.cell_contents, depth - 1) for cell in x.__closure__ or ())
+        except ValueError:  # a cell not filled yet
+            raise _Unnamed from None
+        defaults = _name(x.__defaults__, depth - 1)
+        keywords = _name(sorted((x.__kwdefaults__ or {}).items()), depth - 1)
+        return (types.FunctionType, x.__code__, cells, defaults, keywords)
+    if kind in (dict, set, bytearray) or isinstance(x, (dict, set, list)):
+        raise _Unnamed  # what they hold may change while they stay the same object
+    return _Same(x)
