@@ -377,6 +377,22 @@ def test_code_that_writes_a_file_gets_the_same_verdicts_in_both_modes(tmp_path):
     assert not list(tmp_path.rglob("labkit-trace.txt")) and not (labs.KIT_ROOT / "labkit-trace.txt").exists()
 
 
+def test_code_that_closes_its_standard_output_gets_the_same_verdicts_in_both_modes(tmp_path):
+    """open(1).close() in an operation: in-process it closes the file pytest's capture put there for the
+    test, not pytest's own output (without that capture the session stopped and the tests left were
+    called out of time); behind the wall, the worker's."""
+    relu = "def relu(self):"
+    closes = "try:\n            open(1, 'w').close()\n        except OSError:\n            pass"
+    source = reference_source("ch06").replace(relu, f"{relu}\n        {closes}", 1)
+    assert source.count("open(1, 'w')") == 1
+    reports = []
+    for mode in ("in-process", "worker"):
+        (tmp_path / mode).mkdir()
+        reports.append(grade_file(tmp_path / mode, "closes.py", source, "--isolation", mode, "--task", "value")[1])
+    outcomes = [{t["id"]: t["outcome"] for t in report["tests"] if t["task"] == "value"} for report in reports]
+    assert outcomes[0] == outcomes[1] and set(outcomes[0].values()) == {"passed"}, outcomes
+
+
 def test_an_engine_whose_shape_is_a_list_it_fills_in_later_gets_the_step_by_step_verdict(tmp_path):
     """A result's .shape is a list backward() fills in: when weighted() asks, it is empty. The check that
     reads everything at once takes the shape the code answered then (a copy, behind the wall kept in the

@@ -110,15 +110,13 @@ def _pytest_args(lab: Lab, extra: list[str]) -> list[str]:
         # warnings the grader never reads (and behind the wall they happen in the worker anyway).
         "-p",
         "no:unraisableexception",
-        # Nor the plugins that wrap every test in a capture of its output, its log records and its
-        # warnings, which the grader never reads (about 3% of an honest student's time, README
-        # "Performance"). What the code under test prints in-process goes to the run's output file,
-        # as pytest's own lines do; behind the wall it is the worker's.
+        # Nor the plugins that wrap every test in a capture of its log records and its warnings, which
+        # the grader never reads (README "Performance"). The capture of its output stays: in-process it
+        # is what keeps a submission that closes file descriptor 1 from closing pytest's own output.
         "-p",
         "no:logging",
         "-p",
         "no:warnings",
-        "--capture=no",
         "-q",
         "--tb=no",  # the grader renders its own messages; formatting tracebacks costs time
         *extra,

@@ -5,15 +5,16 @@ The checker computes each expected gradient by central differences on the kit's 
 seventh of an honest ch06 student's time in-process. A batch's chunk makes the same checks on the
 same inputs for every submission it grades, so only its first submission pays for them.
 
-An answer is remembered under a name for the computation and its inputs: a function by its code
-and by what it closes over, compared by value (numbers, strings, arrays by their bytes, tuples
-and lists of them, other functions so named) or, for any other object, by identity (the name keeps
-it alive, so its id cannot be reused: such an object, a random graph drawn once per process or a
-class, stays as it is while it lives); the inputs by value, as they are at the call. A
-computation that cannot be named so (a closure over a set or a dict, functions nested too deep)
-is computed each time. The functions named are the lab tests' own, trusted, and they compute
-from what they are given and what they close over: a module global they read is put back before
-each submission (grader.harness.module_data).
+An answer is remembered under a name for the computation and its inputs. A function is named by
+its code, its file and its module's globals (the same dictionary, whose values are put back before
+each submission: grader.harness.module_data), and by what it closes over, compared by value
+(numbers, strings, arrays by their bytes, tuples and lists of them, other functions so named) or,
+for any other object, by identity (the name keeps it alive, so its id cannot be reused: such an
+object, a random graph drawn once per process or a class, stays as it is while it lives). The
+inputs are named by value, as they are at the call. A computation that cannot be named so (a
+closure over a set or a dict, functions nested too deep) is computed each time. The functions
+named are the lab tests' own, trusted, and compute from what they are given, what they close over
+and their module's globals.
 """
 
 from __future__ import annotations
@@ -70,10 +71,12 @@ def remembered(parts: tuple, compute):
 
 def _name(x, depth: int):
     kind = type(x)
-    if x is None or kind in (bool, int, float, str):
+    if x is None or kind in (bool, int, str):
         return (kind, x)
+    if kind is float:
+        return (float, x.hex())  # -0.0 is not 0.0
     if isinstance(x, np.generic) and not isinstance(x, np.object_):
-        return (kind, x.item())
+        return (kind, _name(x.item(), depth))
     if kind is np.ndarray:
         if x.dtype.hasobject:
             raise _Unnamed
@@ -89,7 +92,10 @@ def _name(x, depth: int):
             raise _Unnamed from None
         defaults = _name(x.__defaults__, depth - 1)
         keywords = _name(sorted((x.__kwdefaults__ or {}).items()), depth - 1)
-        return (types.FunctionType, x.__code__, cells, defaults, keywords)
+        # Equal code objects may come from two files (their equality leaves out the file name) and read
+        # other globals of the same names (weighted() draws other weights in another test file).
+        where = (x.__code__.co_filename, _Same(x.__globals__))
+        return (types.FunctionType, x.__code__, where, cells, defaults, keywords)
     if kind in (dict, set, bytearray) or isinstance(x, (dict, set, list)):
         raise _Unnamed  # what they hold may change while they stay the same object
     return _Same(x)
