@@ -135,13 +135,15 @@ class _ShapeFilledInLater(Tensor):
     """A .shape that is a list the engine fills in at the next backward(): empty when weighted() asks."""
 
     __slots__ = ()
-    lists: dict = {}  # id of a result: (the list its .shape answered, the shape to fill it with)
+    # id of a result: (the list its .shape answered, the shape to fill it with, the result). Holding the
+    # result keeps its id from being reused by a later result, which would be handed the filled-in list.
+    lists: dict = {}
 
     @property
     def shape(self):
         if Path(sys._getframe(1).f_code.co_filename).name == "tensor.py":  # the engine's own reads
             return self.data.shape
-        return _ShapeFilledInLater.lists.setdefault(id(self), ([], self.data.shape))[0]
+        return _ShapeFilledInLater.lists.setdefault(id(self), ([], self.data.shape, self))[0]
 
     def __mul__(self, other):
         out = super().__mul__(other)
@@ -155,7 +157,7 @@ def test_a_shape_snapshot_is_a_copy_of_what_the_engine_answered_then(monkeypatch
     backward = Tensor.backward
 
     def filling_backward(self, *args):
-        for answered, shape in _ShapeFilledInLater.lists.values():
+        for answered, shape, _result in _ShapeFilledInLater.lists.values():
             answered[:] = shape
         backward(self, *args)
 
