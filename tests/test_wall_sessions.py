@@ -8,6 +8,7 @@ test gets a fresh child and is graded normally.
 from __future__ import annotations
 
 import dataclasses
+import marshal
 import os
 import time
 from pathlib import Path
@@ -19,10 +20,10 @@ from grader import labs
 from grader.limits import Limits
 from grader.testing import constant
 from grader.verdicts import SubmissionError, WorkerFailure, WorkerTimeout
-from grader.wall import cpus, profile, sandbox
+from grader.wall import codec, cpus, profile, sandbox
 from grader.wall.proxy import HandedOver
 from grader.wall.recording import Recorded
-from grader.wall.session import WallSession
+from grader.wall.session import Channel, WallSession
 from tests.mutation import reference_source
 
 # Reached through numpy, as a hostile file would (threading itself is not on the allow-list).
@@ -111,6 +112,36 @@ def test_after_a_timeout_the_next_test_gets_a_fresh_child(session):
     session.end()
     assert honest_test(session) == 7.0
     assert session.forks > forks
+
+
+def test_a_child_is_passed_on_in_the_next_tests_first_frame(session, monkeypatch):
+    """Nothing is written to the child when a clean test ends: the request that passes it on goes first in
+    the next test's first frame, so the child wakes once for both (a switch between the processes is dear)."""
+    honest_test(session)
+    written = []
+    write_all = Channel._write_all
+
+    def recording_write_all(channel, frame):
+        written.append(bytes(frame))
+        write_all(channel, frame)
+
+    monkeypatch.setattr(Channel, "_write_all", recording_write_all)
+    Value = session.public("Value")
+    y = Value(3.0) * 2.0
+    session.current.sync()
+    before_the_end = len(written)
+    session.end()
+    assert _ops(written[0])[0] == "next" and before_the_end == len(written)  # nothing written at the end
+    written.clear()
+    assert honest_test(session) == 7.0
+    assert _ops(written[0])[0] == "next" and len(_ops(written[0])) > 1
+    assert sum(op == "next" for frame in written for op in _ops(frame)) == 1
+    del y
+
+
+def _ops(frame: bytes) -> list[str]:
+    message, _ = codec.unpack(frame, loads=marshal.loads)
+    return [m["op"] for m in message.get("batch", [message])]
 
 
 def test_a_thread_left_running_retires_the_child(session):

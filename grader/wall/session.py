@@ -41,6 +41,7 @@ WORKER_FAILED = 70  # the exit status of a child whose serving code raised (see 
 # (a training step); batches then double, so a long run of operations (a 20,000-node chain)
 # costs few writes and reads.
 FIRST_BATCH = 8
+PASS_ON = {"op": "next"}  # the request that passes a child that ended its test cleanly on to the next test
 LARGEST_BATCH = 256
 BATCH_BYTES = 1 << 20
 F_SETPIPE_SZ = 1031
@@ -80,6 +81,10 @@ class Channel:
         # with the first reply: until then what is written to it is kept, for a fresh child if it is not.
         self.hello_owed = False
         self.sent: list[bytes] | None = None
+        # The child is still to be passed on to this test: the request goes first in the first frame the
+        # test sends, so it wakes the child once, not twice, and the hello comes with the replies (a
+        # switch between the two processes is dear), or alone when the hello is needed first.
+        self.passing_on = False
         self.exit_status: dict | None = None
         self.outbox: list[dict] = []
         self.outbox_buffers: list[bytes] = []
@@ -98,11 +103,12 @@ class Channel:
             self._fail_timeout()
         return left
 
-    def _write(self, frame: bytes) -> None:
+    def _write(self, frame: bytes, written: bytes | None = None) -> None:
+        """Write ``frame`` (``written``: the same requests with others before them, for this child only)."""
         if self.sent is not None:
             self.sent.append(frame)
         try:
-            self._write_all(frame)
+            self._write_all(frame if written is None else written)
         except BrokenPipeError:
             if not self.hello_owed:
                 self._fail_crashed()
@@ -321,11 +327,20 @@ class Channel:
         if self.outbox:
             batch, buffers = self.outbox, self.outbox_buffers
             self.outbox, self.outbox_buffers = [], []
-            self._write(codec.pack({"batch": batch}, buffers, dumps=marshal.dumps))
+            frame = codec.pack({"batch": batch}, buffers, dumps=marshal.dumps)
+            if self.passing_on:  # a fresh child, if this one is not fit, is sent the frame without it
+                self.passing_on = False
+                self._write(frame, codec.pack({"batch": [PASS_ON, *batch]}, buffers, dumps=marshal.dumps))
+            else:
+                self._write(frame)
 
     def _take_hello(self, *, replace: bool = True) -> None:
         """Read the hello this child owes; if it is not fit to serve this test (it left without running
         what was sent), a fresh child takes its place and is sent all of it again (``replace``)."""
+        if self.passing_on:  # the test sent nothing before it needed the hello
+            self.passing_on = False
+            with contextlib.suppress(BrokenPipeError):  # it left: reading its hello says so
+                self._write_all(codec.pack({"batch": [PASS_ON]}, [], dumps=marshal.dumps))
         sent, self.sent, self.hello_owed = self.sent, None, False
         names = self.hello["names"]
         try:
@@ -488,11 +503,10 @@ class Channel:
     def pass_on(self) -> Channel:
         """Ask the child to serve the next test; the returned channel is that test's.
 
-        This one is done: the finished test's proxies cannot reach the child any more."""
-        self._queue({"op": "next"})
-        self._flush()
+        This one is done: the finished test's proxies cannot reach the child any more. The request
+        goes with the next test's first frame (``passing_on``)."""
         following = Channel(self.session, self.test, self.read_fd, self.write_fd)
-        following.next_id, following.inbox = self.next_id, self.inbox
+        following.next_id, following.inbox, following.passing_on = self.next_id, self.inbox, True
         # Its names are those it gave (it registered them once); it says whether it is fit with its first reply.
         following.hello, following.hello_owed, following.sent = self.hello, True, []
         self.read_fd = self.write_fd = -1

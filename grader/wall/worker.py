@@ -779,8 +779,10 @@ class Server:
                         return
                     if op == "next":
                         fit = self.next_test()
-                        self.hello(fit)
+                        # Sent with the replies to the test's first requests, which came in the same frame.
+                        self.send(codec.pack(dict(fit, op="hello"), []))
                         if not fit["fit"]:
+                            self.flush()
                             return  # the trusted side sends what it sent next to a fresh child instead
                         continue
                     self.serve_one(message, decoder)
