@@ -171,3 +171,46 @@ def chain_of_additions(Tensor, length):
             gc.enable()
         raise
     return x, x.grad, Chain(nodes, was_enabled)
+
+
+# The functions some gradcheck tests hand to the code's gradcheck and numerical_grad, which call them
+# 1 + 2n times for n input entries: run here, beside the code, they cost no round trip back to the test.
+# Each one reads a value of the engine, so it cannot be recorded (grader.testing.recorded).
+
+
+def numerical_grad_of_squares(numerical_grad, Tensor, x):
+    """``numerical_grad`` of sum(x ** 2), the loss computed by the engine and read as a float."""
+    return numerical_grad(lambda v: float((Tensor(v) ** 2).sum().data), x)
+
+
+DETACHED = {  # the right forward value, computed from a.data outside the graph: no gradient reaches a
+    "triple": lambda data: data * 3.0,
+    "exp": np.exp,
+}
+
+
+def gradcheck_detached(gradcheck, Tensor, x, how):
+    """``gradcheck`` of a function whose forward value is right but comes from outside the graph
+    (``DETACHED[how]`` of a.data, summed): it must raise, as a backward passing nothing would."""
+    forward = DETACHED[how]
+    gradcheck(lambda a: Tensor(forward(np.array(a.data, dtype=np.float64))).sum(), [x])
+
+
+def gradcheck_counting_calls(gradcheck, x):
+    """How many times ``gradcheck`` called f = sum(a * a) on the input ``x``. A GradcheckError (the
+    lab's, or a class derived from it) is left to the other tests: this one is about the calls and the
+    input. It is known by its name: the test cannot hand the class over (behind the wall the test has
+    a stand-in for it)."""
+    calls = 0
+
+    def f(a):
+        nonlocal calls
+        calls += 1
+        return (a * a).sum()
+
+    try:
+        gradcheck(f, [x])
+    except Exception as exc:
+        if not any(c.__name__ == "GradcheckError" for c in type(exc).__mro__):
+            raise
+    return calls

@@ -9,8 +9,6 @@ the gradcheck the student can edit.
 Run them with ``make lab CH=06`` (a table and a score) or ``IMPL=ref pytest labs/ch06/test_lab.py``.
 """
 
-import contextlib
-
 import numpy as np
 import pytest
 
@@ -33,6 +31,7 @@ from grader.testing import (
     given,
     graded,
     raises,
+    read_each,
     recorded,
     searching,
     shape_of,
@@ -61,8 +60,13 @@ def rng(seed=0):
     return np.random.default_rng(seed)
 
 
-def value_grads(*values):
-    return [as_float(v.grad, f"input {i}'s .grad") for i, v in enumerate(values)]
+def value_grads(*values, output=None):
+    """Each input's .grad (after the output's .data, if given), as floats: read together (behind the wall,
+    one round trip) and each checked in turn, as reading them one by one would."""
+    pairs, whats = [(v, "grad") for v in values], [f"input {i}'s .grad" for i in range(len(values))]
+    if output is not None:
+        pairs, whats = [(output, "data"), *pairs], ["f.data", *whats]
+    return [as_float(read(), what) for read, what in zip(read_each(pairs), whats, strict=True)]
 
 
 # ---------------------------------------------------------------------------
@@ -74,8 +78,9 @@ def value_grads(*values):
 def test_value_stores_float_data_and_zero_grad():
     for raw in (3, 2.5, -1):
         v = lab.Value(raw)
-        expect_close(as_float(v.data, f"Value({raw}).data"), float(raw), f"Value({raw}).data")
-        expect_close(as_float(v.grad, f"Value({raw}).grad"), 0.0, f"Value({raw}).grad before backward()")
+        data, grad = read_each([(v, "data"), (v, "grad")])
+        expect_close(as_float(data(), f"Value({raw}).data"), float(raw), f"Value({raw}).data")
+        expect_close(as_float(grad(), f"Value({raw}).grad"), 0.0, f"Value({raw}).grad before backward()")
 
 
 @graded(task="value", points=2, hint="multiply each local derivative by the gradient arriving from above")
@@ -293,12 +298,13 @@ def test_tensor_construction():
         # What to expect, before the code under test is handed raw (and could change it).
         made, expected = f"Tensor({raw!r})", np.array(raw, dtype=np.float64)
         t = lab.Tensor(raw)
-        data = as_array(t.data, f"{made}.data")
-        grad = as_array(t.grad, f"{made}.grad")
+        reads = read_each([(t, "data"), (t, "grad"), (t, "shape"), (t, "ndim")])  # behind the wall, one round trip
+        data = as_array(reads[0](), f"{made}.data")
+        grad = as_array(reads[1](), f"{made}.grad")
         expect_close(data, expected, f"{made}.data")
         expect_close(grad, np.zeros(shape), f"{made}.grad before backward()")
-        if tuple(t.shape) != shape or t.ndim != len(shape):
-            fail(f"{made}: expected shape {shape} and ndim {len(shape)}, got {t.shape} and {t.ndim}")
+        if tuple(reads[2]()) != shape or reads[3]() != len(shape):
+            fail(f"{made}: expected shape {shape} and ndim {len(shape)}, got {reads[2]()} and {reads[3]()}")
 
 
 @graded(task="tensor", points=1, hint="backward(grad) starts from the grad it is given: here x.grad = 2 * grad")
@@ -674,13 +680,10 @@ def test_gradcheck_accepts_correct_gradients():
 @graded(task="gradcheck", points=1, hint="gradcheck must raise GradcheckError (an AssertionError) on a wrong rule")
 def test_gradcheck_rejects_a_noop_backward_rule():
     # Tensor(a.data * 3.0) computes the right forward value but passes no gradient back to a.
-    def detached_triple(a):
-        return lab.Tensor(given(as_array(a.data, "a.data") * 3.0)).sum()
-
     if not issubclass(lab.GradcheckError, AssertionError):
         fail("GradcheckError must subclass AssertionError")
     with raises(lab.GradcheckError, "gradcheck on a function whose backward passes nothing"):
-        lab.gradcheck(detached_triple, [normal(2, 2)])
+        beside(loops.gradcheck_detached, lab.gradcheck, lab.Tensor, normal(2, 2), "triple")
 
 
 @graded(task="gradcheck", points=1, hint="gradcheck needs f to return a single-element Tensor")
@@ -693,27 +696,19 @@ def test_gradcheck_rejects_a_multi_element_output():
 def test_gradcheck_leaves_inputs_untouched():
     x = normal(2, 3)
     kept = x.copy()
-    calls = []
-
-    def f(a):
-        calls.append(1)
-        return (a * a).sum()
-
-    with contextlib.suppress(lab.GradcheckError):  # a wrong rule is the other tests' business: this is the inputs
-        lab.gradcheck(f, [x])
-    if len(calls) < 1 + 2 * x.size:
-        fail(f"gradcheck called f {len(calls)} times; checking a (2, 3) input takes 1 + 2 * 6 calls")
+    # f = sum(a * a), counting its calls; a GradcheckError (a wrong rule) is the other tests' business
+    calls = beside(loops.gradcheck_counting_calls, lab.gradcheck, x)
+    if type(calls) is not int or calls < 1 + 2 * x.size:
+        fail(f"gradcheck called f {calls!r} times; checking a (2, 3) input takes 1 + 2 * 6 calls")
     expect_close(x, kept, "the array passed to gradcheck", atol=0, rtol=0)
 
 
 @graded(task="gradcheck", points=1, hint="numerical_grad is provided; f must return a float")
 def test_numerical_grad_agrees_with_your_engine():
     x = normal(2, 3)
+    # f(v) = float(sum(Tensor(v) ** 2).data), run next to your code
     got = as_array(
-        lab.numerical_grad(
-            lambda v: float(as_array((lab.Tensor(given(v)) ** 2).sum().data, "the loss's .data")), given(x)
-        ),
-        "numerical_grad's result",
+        beside(loops.numerical_grad_of_squares, lab.numerical_grad, lab.Tensor, given(x)), "numerical_grad's result"
     )
     expect_close(got, 2 * x, "numerical_grad of sum(x**2)", atol=1e-6, rtol=1e-6)
 
@@ -728,7 +723,7 @@ def test_exercise_a_tanh_neuron():
     a, b, c = lab.Value(2.0), lab.Value(-1.0), lab.Value(1.5)
     f = (a * b + c).tanh()
     f.backward()
-    got = [as_float(f.data, "f.data"), *value_grads(a, b, c)]
+    got = value_grads(a, b, c, output=f)
     printed = ["-0.4621", "-0.7864", "1.5729", "0.7864"]  # the chapter's figures, 4 decimals
     shown = [f"{g:.4f}" for g in got]
     if shown != printed:
@@ -740,8 +735,9 @@ def test_exercise_b_division():
     a_data, b_data = normal(2, 3), positive(2, 3, seed=1)
     a, b = lab.Tensor(given(a_data)), lab.Tensor(given(b_data))
     (a / b).sum().backward()
-    expect_close(as_array(a.grad, "a.grad"), 1 / b_data, "d(a/b)/da", rtol=1e-9)
-    expect_close(as_array(b.grad, "b.grad"), -a_data / b_data**2, "d(a/b)/db", rtol=1e-9)
+    a_grad, b_grad = read_each([(a, "grad"), (b, "grad")])
+    expect_close(as_array(a_grad(), "a.grad"), 1 / b_data, "d(a/b)/da", rtol=1e-9)
+    expect_close(as_array(b_grad(), "b.grad"), -a_data / b_data**2, "d(a/b)/db", rtol=1e-9)
 
 
 @pytest.mark.parametrize("shape", [(3, 4), (4, 4)], ids=["3x4", "4x4_square"])
