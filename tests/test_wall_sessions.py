@@ -139,6 +139,23 @@ def test_a_child_is_passed_on_in_the_next_tests_first_frame(session, monkeypatch
     del y
 
 
+def test_a_test_whose_first_request_hangs_stops_at_the_per_call_limit(session):
+    """The child's hello comes with the replies to the test's first frame: when its first request does not
+    return, waiting for the hello is waiting for the request, and the test stops at the per-call limit (not
+    replayed on a fresh child as if the child had died between two tests)."""
+    Value = session.public("Value")
+    assert callable(Value(1.0).spin_forever)  # a read that waits: the next test's first wait is the call
+    session.current.sync()
+    session.end()
+    forks = session.forks
+    Value = session.public("Value")
+    with pytest.raises(WorkerTimeout, match="per-call limit"):
+        float(Value(1.0).spin_forever())
+    session.end()
+    assert session.forks == forks  # no fresh child took the test over
+    assert honest_test(session) == 7.0
+
+
 def _ops(frame: bytes) -> list[str]:
     message, _ = codec.unpack(frame, loads=marshal.loads)
     return [m["op"] for m in message.get("batch", [message])]

@@ -345,7 +345,9 @@ class Channel:
         names = self.hello["names"]
         try:
             hello, _ = self._read_frame()
-        except WorkerFailure:  # it died between two tests: it is dead and reaped
+        except WorkerTimeout:  # its hello comes with the replies to the test's first frame: the test's own time
+            raise
+        except WorkerFailure:  # it died between two tests (or in the test's first frame): it is dead and reaped
             self.failure, hello = None, {}
         if self.tally is not None:
             self.tally.hello(self.test, hello)
