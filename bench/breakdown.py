@@ -142,7 +142,8 @@ def summarize(measured: list[dict], times: dict[str, list[float]], students: int
         "behind_the_wall_s": round(walled, 4),
         "ratio": round(walled / in_process, 2),
         "requests": round(sum(one["requests"] for one in measured) / n),
-        "round_trips": round(sum(round_trips.values()) / n),
+        # Each kind's mean, rounded, and their sum: a total rounded apart could differ from it by one.
+        "round_trips": sum(round(count / n) for count in round_trips.values()),
         **{f"round_trips_{kind}": round(count / n) for kind, count in sorted(round_trips.items())},
         "trusted_cpu_s": round(sum(one["trusted_cpu_s"] for one in measured) / n, 4),
         **{f"worker_{kind}_s": round(worker[kind] / n, 4) for kind in profile.WORKER_COSTS},

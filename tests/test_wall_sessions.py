@@ -23,7 +23,7 @@ from grader.verdicts import SubmissionError, WorkerFailure, WorkerTimeout
 from grader.wall import codec, cpus, profile, sandbox
 from grader.wall.proxy import HandedOver
 from grader.wall.recording import Recorded
-from grader.wall.session import Channel, WallSession
+from grader.wall.session import WallSession
 from tests.mutation import reference_source
 
 # Reached through numpy, as a hostile file would (threading itself is not on the allow-list).
@@ -119,14 +119,16 @@ def test_a_child_is_passed_on_in_the_next_tests_first_frame(session, monkeypatch
     the next test's first frame, so the child wakes once for both (a switch between the processes is dear)."""
     honest_test(session)
     written = []
-    write_all = Channel._write_all
-
-    def recording_write_all(channel, frame):
-        written.append(bytes(frame))
-        write_all(channel, frame)
-
-    monkeypatch.setattr(Channel, "_write_all", recording_write_all)
+    write = os.write
     Value = session.public("Value")
+    to_the_child = session.current.write_fd  # the same child serves the tests below: the same pipe
+
+    def recording_write(fd, data):
+        if fd == to_the_child:
+            written.append(bytes(data))
+        return write(fd, data)
+
+    monkeypatch.setattr(os, "write", recording_write)
     y = Value(3.0) * 2.0
     session.current.sync()
     before_the_end = len(written)
