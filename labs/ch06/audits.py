@@ -14,7 +14,7 @@ import random
 
 import numpy as np
 
-from grader.testing import as_array, fail, given, read_many
+from grader.testing import as_array, fail, given, read_each, read_many
 from labs.ch06 import loops
 
 TAMPERED = "the XOR training loop did not return its record (the code under test interfered with it)"
@@ -137,13 +137,16 @@ def audit_chain(x, nodes, length: int) -> None:
     late = draw.randrange(min(CHECKED_DEPTH[0], length - 1), min(CHECKED_DEPTH[1], length))
     early = draw.randrange(late)
     seed = draw.uniform(0.25, 0.75)
-    for index in (early, late):
-        data = as_array(nodes[index].data, f"node {index}'s .data")
+    picked = {index: nodes[index] for index in (early, late)}
+    # Each pair of reads together (behind the wall, one round trip), checked in turn.
+    for index, data in zip(picked, read_each([(node, "data") for node in picked.values()]), strict=True):
+        data = as_array(data(), f"node {index}'s .data")
         if data.shape != () or float(data) != 2.5 + index:
             fail(f"node {index} of the chain from Tensor(1.5) should hold {2.5 + index}, got {data!r}", CHAIN_HINT)
-    nodes[late].backward(np.array(seed))
-    reached = as_array(nodes[early].grad, f"node {early}'s .grad")
-    again = as_array(x.grad, "x.grad after a second backward()")
+    picked[late].backward(given(np.array(seed)))
+    reached, again = read_each([(picked[early], "grad"), (x, "grad")])
+    reached = as_array(reached(), f"node {early}'s .grad")
+    again = as_array(again(), "x.grad after a second backward()")
     if reached.shape != () or float(reached) != seed or again.shape != () or float(again) != 1.0 + seed:
         fail(
             f"backward({seed:.6g}) from node {late} of the chain: node {early}'s .grad should be {seed:.6g} "

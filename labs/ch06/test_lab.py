@@ -313,7 +313,7 @@ def test_backward_with_explicit_seed():
     with explained_errors(lambda x: x * 2.0, [[1.0, 2.0, 3.0]]):
         x = lab.Tensor([1.0, 2.0, 3.0])
         y = x * 2.0
-        y.backward(np.array([1.0, 0.0, -1.0]))
+        y.backward(given(np.array([1.0, 0.0, -1.0])))
         expect_tensor_gradients(
             as_array(x.grad, "x.grad"),
             [2.0, 0.0, -2.0],
@@ -462,8 +462,8 @@ def test_tensor_used_twice_gets_all_contributions(case):
 
 @graded(task="tensor", points=1, hint=UNBROADCAST + ": first the extra leading axes, then the stretched size-1 ones")
 def test_broadcast_gradients_have_operand_shapes():
-    a = lab.Tensor(normal(3, 1))
-    b = lab.Tensor(normal(1, 4, seed=1))
+    a = lab.Tensor(given(normal(3, 1)))
+    b = lab.Tensor(given(normal(1, 4, seed=1)))
     (a * b).sum().backward()
     grad_a, grad_b = as_array(a.grad, "a.grad"), as_array(b.grad, "b.grad")
     expect_shape(grad_a.shape, (3, 1), "(3, 1) * (1, 4): the (3, 1) operand's gradient", UNBROADCAST)
@@ -506,16 +506,16 @@ def test_matmul_broadcasts_leading_axes():
 
 @graded(task="tensor", points=1, hint="check ndim < 2 on either operand and raise ValueError")
 def test_matmul_rejects_operands_with_fewer_than_two_axes():
-    m, v = lab.Tensor(normal(2, 3)), lab.Tensor(normal(3))
+    m, v = lab.Tensor(given(normal(2, 3))), lab.Tensor(given(normal(3)))
     with raises(ValueError, "Tensor (2, 3) @ Tensor (3,)"):
         m @ v
     with raises(ValueError, "Tensor (3,) @ Tensor (3, 2)"):
-        v @ lab.Tensor(normal(3, 2))
+        v @ lab.Tensor(given(normal(3, 2)))
 
 
 @graded(task="tensor", points=1, hint="without a seed, backward() needs a single-element tensor")
 def test_backward_without_seed_needs_a_single_element():
-    x = lab.Tensor(normal(3))
+    x = lab.Tensor(given(normal(3)))
     y = x * 2.0
     with raises(ValueError, "backward() on a (3,) output without a gradient"):
         y.backward()
@@ -546,10 +546,10 @@ def test_backward_accumulates_on_leaves_only():
     # holds, and keeps no reference to the caller's array (a later pass must not write into it).
     x = lab.Tensor([1.0, 2.0, 3.0])
     y = x * 2.0
-    y.backward(np.array([1.0, 0.0, -1.0]))
+    y.backward(given(np.array([1.0, 0.0, -1.0])))
     seed = np.array([1.0, 0.0, -1.0])
-    x.backward(seed)
-    y.backward(np.array([1.0, 0.0, -1.0]))
+    x.backward(given(seed))
+    y.backward(given(np.array([1.0, 0.0, -1.0])))
     expect_close(
         as_array(x.grad, "x.grad"),
         [5.0, 0.0, -5.0],
@@ -626,7 +626,7 @@ def test_tensor_relu_gradient_is_zero_at_zero():
     hint="each case names the operation and the shape it must give",
 )
 def test_shape_operations_forward():
-    t = lab.Tensor(normal(2, 3, 4))
+    t = lab.Tensor(given(normal(2, 3, 4)))
     reshape = "reshape(*shape) also accepts one tuple, reshape((6, 4))"
     transpose = "transpose(axis1=-2, axis2=-1) swaps two axes only, by default the last two"
     keepdims = "with keepdims=True the summed axes stay, with size 1"
@@ -748,7 +748,7 @@ def test_exercise_b_division():
     "a square input hides the shape error but not the wrong values",
 )
 def test_exercise_d_sum_backward_restores_the_axis(shape):
-    x = lab.Tensor(normal(*shape))
+    x = lab.Tensor(given(normal(*shape)))
     s = x.sum(axis=1)
     seed = np.arange(1.0, shape[0] + 1)  # a different upstream gradient for each row
     s.backward(given(seed))

@@ -235,9 +235,9 @@ def test_hidden_tensor_batched_matmul():
     )
     hint = "check ndim < 2 on either operand and raise ValueError"
     with raises(ValueError, "Tensor (3,) @ Tensor (3,)", hint):
-        lab.Tensor(normal(3, seed=27)) @ lab.Tensor(normal(3, seed=28))
+        lab.Tensor(given(normal(3, seed=27))) @ lab.Tensor(given(normal(3, seed=28)))
     with raises(ValueError, "Tensor (2, 3, 4) @ Tensor (4,)", hint):
-        lab.Tensor(normal(2, 3, 4, seed=29)) @ lab.Tensor(normal(4, seed=30))
+        lab.Tensor(given(normal(2, 3, 4, seed=29))) @ lab.Tensor(given(normal(4, seed=30)))
 
 
 SHAPE_CASES = (  # (call, what it computes, the shape it gives, hint) on a (2, 3, 1, 4) tensor of ints
@@ -368,7 +368,7 @@ def test_hidden_tensor_backward_seeds_and_repeated_calls():
         hint="without a seed, backward() needs a single-element tensor: one element of any shape, (1, 1) too",
     )
     with raises(ValueError, "backward() on a (2, 1) output without a gradient", "a (2, 1) output has two elements"):
-        (lab.Tensor(normal(2, 3, seed=56)) @ lab.Tensor(normal(3, 1, seed=57))).backward()
+        (lab.Tensor(given(normal(2, 3, seed=56))) @ lab.Tensor(given(normal(3, 1, seed=57)))).backward()
     check_tensor_gradients(
         lab.Tensor,
         lambda a, b: (a * b).tanh() + a * 0.5,
@@ -489,7 +489,7 @@ def cross_entropy(z, y):
 )
 def test_hidden_exercises_sum_sigmoid_softmax():
     for shape, seed in (((5, 2), 81), ((3, 3), 82)):
-        x = lab.Tensor(normal(*shape, seed=seed))
+        x = lab.Tensor(given(normal(*shape, seed=seed)))
         s = x.sum(axis=1)
         upstream = normal(shape[0], seed=seed + 10)  # a different upstream gradient for each row
         s.backward(given(upstream))
