@@ -19,7 +19,7 @@ import pytest
 from grader import labs
 from grader.limits import Limits
 from grader.testing import constant
-from grader.verdicts import SubmissionError, WorkerFailure, WorkerTimeout
+from grader.verdicts import SubmissionError, WorkerCrashed, WorkerFailure, WorkerTimeout
 from grader.wall import codec, cpus, profile, sandbox
 from grader.wall.proxy import HandedOver
 from grader.wall.recording import Recorded
@@ -57,7 +57,26 @@ def make_writable(values):
     values.setflags(write=True)
 
 
+_calls = [0]
+
+
+def exit_on_second_call():
+    _calls[0] += 1
+    if _calls[0] == 2:
+        _os._exit(3)
+    return float(_calls[0])
+
+
+class Sticky:
+    def __del__(self):
+        while True:
+            pass
+
+
 Value.spin_forever = lambda self: spin_forever()
+Value.maybe_spin = lambda self, spin: spin_forever() if spin else None
+Value.exit_on_second_call = lambda self: exit_on_second_call()
+Value.sticky = lambda self: Sticky()
 Value.raise_here = lambda self: raise_here()
 Value.scale_in_place = lambda self, values: scale_in_place(values)
 Value.make_writable = lambda self, values: make_writable(values)
@@ -155,6 +174,53 @@ def test_a_test_whose_first_request_hangs_stops_at_the_per_call_limit(session):
         float(Value(1.0).spin_forever())
     session.end()
     assert session.forks == forks  # no fresh child took the test over
+    assert honest_test(session) == 7.0
+
+
+def test_a_crash_in_a_passed_on_childs_first_frame_is_the_tests_own(session):
+    """The module's state carries over to a child passed on (as in-process): the second call exits the
+    process, in the next test's first frame. It is that test's crash, not run again on a fresh child (which
+    would answer 1.0). The child says it is fit before it runs the frame (review of the lazy pass-on)."""
+    honest_test(session)
+    Value = session.public("Value")
+    assert float(Value(1.0).exit_on_second_call()) == 1.0
+    session.current.sync()
+    session.end()
+    forks = session.forks
+    Value = session.public("Value")
+    with pytest.raises(WorkerCrashed, match="status 3"):
+        float(Value(1.0).exit_on_second_call())
+    session.end()
+    assert session.forks == forks  # not run again on a fresh child
+    assert honest_test(session) == 7.0
+
+
+def test_a_child_that_hangs_between_tests_is_replaced_and_the_test_goes_on(session):
+    """An object whose __del__ never returns, left by one test, is deleted by the child between tests,
+    before it says it is fit: the next test gets a fresh child, and its first request is not charged."""
+    honest_test(session)
+    Value = session.public("Value")
+    kept = Value(1.0).sticky()  # alive when the test ends: the child deletes it between tests
+    session.current.sync()
+    session.end()
+    forks = session.forks
+    assert honest_test(session) == 7.0
+    assert session.forks > forks
+    del kept
+
+
+def test_a_timeout_names_the_first_request_sent_without_waiting(session):
+    """A request whose answer the test does not need is sent without waiting, so a later one waits for it:
+    when that wait times out, the message names the first request not yet answered, the one that may hang."""
+    Value = session.public("Value")
+    v = Value(1.0)
+    assert v.maybe_spin(0.0) is None  # known from now on to return nothing: not waited for
+    v.maybe_spin(1.0)  # does not return
+    with pytest.raises(
+        WorkerTimeout, match=r"Value\.maybe_spin\(\) or an operation after it, up to reading Value\.data"
+    ):
+        float((v * 2.0).data)
+    session.end()
     assert honest_test(session) == 7.0
 
 

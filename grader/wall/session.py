@@ -90,6 +90,10 @@ class Channel:
         self.outbox_buffers: list[bytes] = []
         self.inbox = bytearray()  # what was read from the child and not yet taken as frames
         self.unsynced = 0  # requests sent without waiting since the last one that waited
+        self.first_unsynced: tuple | None = None  # the first of them (op, target, name)
+        # While a request waits: the first request sent before it without waiting, which its reply also
+        # answers. A timeout or a crash then names it: it may be the one that did not return.
+        self.behind: tuple | None = None
         self.batch = FIRST_BATCH
         self.last: tuple = ("start", None, None)  # the latest request, named in timeouts and crashes
 
@@ -150,9 +154,19 @@ class Channel:
         except codec.ProtocolError as exc:
             self._fail_protocol(str(exc))
 
+    def _now_waiting(self) -> None:
+        """A request was written that waits: its reply answers every request sent before it too."""
+        self.behind = self.first_unsynced if self.unsynced else None
+        self.unsynced, self.first_unsynced, self.batch = 0, None, FIRST_BATCH
+
     def _what(self) -> str:
-        op, target, name = self.last
-        return _describe(op, target, name)
+        """The request the child was running, in words; with requests sent before it without waiting, the
+        first of those, which may be the one that did not return (in-process, the traceback's line says)."""
+        what = _describe(*self.last)
+        if self.behind is None:
+            return what
+        first = _describe(*self.behind)
+        return f"{first} or an operation after it" + ("" if self.last[0] == "sync" else f", up to {what}")
 
     def _fail_timeout(self):
         what = self._what()
@@ -292,13 +306,14 @@ class Channel:
             self.tally.request(op, wait)
         if not wait:
             message["sync"] = False
+            if not self.unsynced:
+                self.first_unsynced = self.last
             self.unsynced += 1
             self._queue(message)
             return RemoteObject(self, hid, type_of(target) or "?") if result == "object" else None
         self._queue(message)
         self._flush()
-        self.unsynced = 0  # the worker runs requests in order: this reply comes after all of them
-        self.batch = FIRST_BATCH
+        self._now_waiting()  # the worker runs requests in order: this reply comes after all of them
         try:
             return self._wait_reply(args if mutable else None)
         finally:
@@ -345,9 +360,7 @@ class Channel:
         names = self.hello["names"]
         try:
             hello, _ = self._read_frame()
-        except WorkerTimeout:  # its hello comes with the replies to the test's first frame: the test's own time
-            raise
-        except WorkerFailure:  # it died between two tests (or in the test's first frame): it is dead and reaped
+        except WorkerFailure:  # it died or hung between two tests (before the test's first request): replaced
             self.failure, hello = None, {}
         if self.tally is not None:
             self.tally.hello(self.test, hello)
@@ -465,8 +478,7 @@ class Channel:
         self.last = ("getattr", pairs[0][0], pairs[0][1])
         self._queue(message)
         self._flush()
-        self.unsynced = 0
-        self.batch = FIRST_BATCH
+        self._now_waiting()
         answers = self._wait_reply()
         if type(answers) is not list or len(answers) != len(pairs):
             self._fail_crashed("the worker answered a read with the wrong number of values")

@@ -779,10 +779,9 @@ class Server:
                         return
                     if op == "next":
                         fit = self.next_test()
-                        # Sent with the replies to the test's first requests, which came in the same frame.
-                        self.send(codec.pack(dict(fit, op="hello"), []))
+                        # Written before the test's first requests run: what happens in them is the test's.
+                        self.hello(fit)
                         if not fit["fit"]:
-                            self.flush()
                             return  # the trusted side sends what it sent next to a fresh child instead
                         continue
                     self.serve_one(message, decoder)
