@@ -160,21 +160,32 @@ def test_a_child_is_passed_on_in_the_next_tests_first_frame(session, monkeypatch
     del y
 
 
-def test_a_test_whose_first_request_hangs_stops_at_the_per_call_limit(session):
-    """The child's hello comes with the replies to the test's first frame: when its first request does not
-    return, waiting for the hello is waiting for the request, and the test stops at the per-call limit (not
-    replayed on a fresh child as if the child had died between two tests)."""
+def _next_tests_first_request_fails_on_the_same_child(session, prepare, request, error, match):
+    """``prepare(Value)`` (true) in one test; ``request(Value)``, the next test's first request that waits,
+    must raise ``error`` on the child passed on: the test's own failure, not run again on a fresh child."""
     Value = session.public("Value")
-    assert callable(Value(1.0).spin_forever)  # a read that waits: the next test's first wait is the call
+    assert prepare(Value)
     session.current.sync()
     session.end()
     forks = session.forks
     Value = session.public("Value")
-    with pytest.raises(WorkerTimeout, match="per-call limit"):
-        float(Value(1.0).spin_forever())
+    with pytest.raises(error, match=match):
+        request(Value)
     session.end()
     assert session.forks == forks  # no fresh child took the test over
     assert honest_test(session) == 7.0
+
+
+def test_a_test_whose_first_request_hangs_stops_at_the_per_call_limit(session):
+    """The child passed on says it is fit before it runs the test's first frame: when the first request
+    does not return, the test stops at the per-call limit, as its own timeout."""
+    _next_tests_first_request_fails_on_the_same_child(
+        session,
+        lambda Value: callable(Value(1.0).spin_forever),  # a read that waits: the next test's first wait is the call
+        lambda Value: float(Value(1.0).spin_forever()),
+        WorkerTimeout,
+        "per-call limit",
+    )
 
 
 def test_a_crash_in_a_passed_on_childs_first_frame_is_the_tests_own(session):
@@ -182,17 +193,13 @@ def test_a_crash_in_a_passed_on_childs_first_frame_is_the_tests_own(session):
     process, in the next test's first frame. It is that test's crash, not run again on a fresh child (which
     would answer 1.0). The child says it is fit before it runs the frame (review of the lazy pass-on)."""
     honest_test(session)
-    Value = session.public("Value")
-    assert float(Value(1.0).exit_on_second_call()) == 1.0
-    session.current.sync()
-    session.end()
-    forks = session.forks
-    Value = session.public("Value")
-    with pytest.raises(WorkerCrashed, match="status 3"):
-        float(Value(1.0).exit_on_second_call())
-    session.end()
-    assert session.forks == forks  # not run again on a fresh child
-    assert honest_test(session) == 7.0
+    _next_tests_first_request_fails_on_the_same_child(
+        session,
+        lambda Value: float(Value(1.0).exit_on_second_call()) == 1.0,
+        lambda Value: float(Value(1.0).exit_on_second_call()),
+        WorkerCrashed,
+        "status 3",
+    )
 
 
 def test_a_child_that_hangs_between_tests_is_replaced_and_the_test_goes_on(session):

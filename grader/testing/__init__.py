@@ -13,6 +13,7 @@ from grader.testing.checks import (
     expect_shape,
     fail,
     raises,
+    read_floats,
 )
 from grader.testing.gradients import (
     check_scalar_cases,
@@ -54,6 +55,7 @@ __all__ = [
     "raises",
     "given",
     "read_each",
+    "read_floats",
     "read_many",
     "recorded",
     "shape_of",

@@ -8,7 +8,7 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from grader.testing.remote import sync
+from grader.testing.remote import read_each, sync
 from grader.wall.proxy import remote_type_name
 
 
@@ -62,6 +62,14 @@ def as_float(x, what: str) -> float:
             "store numbers as Python floats, e.g. float(data)",
         )
     return float(x)
+
+
+def read_floats(reads) -> list[float]:
+    """``[as_float(getattr(obj, name), what) for obj, name, what in reads]``: read together (behind the
+    wall, one round trip) and converted in turn, each failure where reading them one by one would fail."""
+    reads = list(reads)
+    taken = read_each((obj, name) for obj, name, _ in reads)
+    return [as_float(take(), what) for take, (_, _, what) in zip(taken, reads, strict=True)]
 
 
 def as_array(x, what: str) -> np.ndarray:

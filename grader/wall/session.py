@@ -82,8 +82,8 @@ class Channel:
         self.hello_owed = False
         self.sent: list[bytes] | None = None
         # The child is still to be passed on to this test: the request goes first in the first frame the
-        # test sends, so it wakes the child once, not twice, and the hello comes with the replies (a
-        # switch between the two processes is dear), or alone when the hello is needed first.
+        # test sends, so it wakes the child once, not twice (a switch between the two processes is dear),
+        # or alone when the hello is needed first. The child answers it before it runs the rest.
         self.passing_on = False
         self.exit_status: dict | None = None
         self.outbox: list[dict] = []

@@ -34,6 +34,7 @@ from grader.testing import (
     graded,
     raises,
     read_each,
+    read_floats,
     recorded,
     shape_of,
 )
@@ -75,12 +76,9 @@ def _weights(seed, shape):
 
 
 def value_grads(*values, output=None):
-    """Each input's .grad (after the output's .data, if given), as floats: read together (behind the wall,
-    one round trip) and each checked in turn, as reading them one by one would."""
-    pairs, whats = [(v, "grad") for v in values], [f"input {i}'s .grad" for i in range(len(values))]
-    if output is not None:
-        pairs, whats = [(output, "data"), *pairs], ["f.data", *whats]
-    return [as_float(read(), what) for read, what in zip(read_each(pairs), whats, strict=True)]
+    """Each input's .grad (after the output's .data, if given), as floats read together (read_floats)."""
+    reads = [(v, "grad", f"input {i}'s .grad") for i, v in enumerate(values)]
+    return read_floats([(output, "data", "f.data"), *reads] if output is not None else reads)
 
 
 # ---------------------------------------------------------------------------
