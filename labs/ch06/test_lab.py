@@ -389,8 +389,9 @@ GRADCHECK_CASES = {
         [normal(2, 5, 3), normal(3, 4, seed=1)],
         "swap the last two axes for the transpose, and sum the shared weight's gradient over the batch axis",
     ),
+    # Axis 0 without keepdims: a gradient put back on the wrong axis (np.expand_dims(g, -1)) fails here.
     "sum_axis": (
-        lambda a: weighted(a.sum(axis=1)) + weighted(a.sum(axis=0, keepdims=True), seed=8),
+        lambda a: weighted(a.sum(axis=0)) + weighted(a.sum(axis=1, keepdims=True), seed=8),
         [normal(3, 4)],
         "put the summed axis back (size 1) before broadcasting the gradient",
     ),
@@ -399,8 +400,9 @@ GRADCHECK_CASES = {
         [normal(2, 3, 4)],
         "normalise negative and tuple axes before expanding them",
     ),
+    # Not only leading axes: a gradient broadcast without the averaged axes put back fails here.
     "mean_over_two_axes": (
-        lambda a: weighted(a.mean(axis=(0, 1))),
+        lambda a: weighted(a.mean(axis=(0, 2))),
         [normal(2, 3, 4)],
         "a mean over N entries is the sum times 1/N",
     ),
