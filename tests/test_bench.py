@@ -177,3 +177,22 @@ def test_each_target_is_met_missed_or_not_measured_from_the_runs_figures():
     assert said[next(w for w in said if w.startswith("backward"))] is None  # the suite did not run
     shown = bench_targets.table(bench_targets.check(results))
     assert "MISSED" in shown and "not measured" in shown and " met" in shown
+
+
+def test_a_generated_class_keeps_its_kinds_and_hostile_files_when_the_catalogue_grows(tmp_path, monkeypatch):
+    """Which student is which kind, and which hostile file a hostile student is, do not depend on the
+    catalogue's size: a bench figure must not move because a mutant was added. And the first 160
+    students hold every hostile file the bench lists."""
+    from tests import mutation
+
+    before = bench_batch.generate_class(tmp_path / "before", 160)
+    catalogue = mutation.catalogue
+    monkeypatch.setattr(mutation, "catalogue", lambda lab_id: [*catalogue(lab_id), catalogue(lab_id)[0]])
+    after = bench_batch.generate_class(tmp_path / "after", 160)
+    assert before == after
+    for name, kind in before.items():
+        if kind != "buggy":
+            assert (tmp_path / "before" / f"{name}.py").read_text() == (tmp_path / "after" / f"{name}.py").read_text()
+    hostile = {(tmp_path / "before" / f"{n}.py").read_text() for n, kind in before.items() if kind == "hostile"}
+    assert len(hostile) == len(bench_batch.BENCH_HOSTILE)
+    assert sorted(set(before.values())) == ["buggy", "correct", "hostile", "starter"]
