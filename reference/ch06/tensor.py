@@ -400,7 +400,7 @@ class Tensor:
             seen.add(node)
             stack.append((node, True))
             for p in node._parents:  # a plain loop: a generator per node would cost more than the search
-                if p._parents and p not in seen:  # a leaf has no rule to order
+                if p not in seen:
                     stack.append((p, False))
         for node in order:
             if node._parents:  # intermediate results are recomputed from scratch on each call

@@ -1260,7 +1260,7 @@ MUTANTS = [
             seen.add(node)
             stack.append((node, True))
             for p in node._parents:  # a plain loop: a generator per node would cost more than the search
-                if p._parents and p not in seen:  # a leaf has no rule to order
+                if p not in seen:
                     stack.append((p, False))""",
         new="""        order, seen = [], set()
 
@@ -1292,7 +1292,7 @@ MUTANTS = [
             seen.add(node)
             stack.append((node, True))
             for p in node._parents:  # a plain loop: a generator per node would cost more than the search
-                if p._parents and p not in seen:  # a leaf has no rule to order
+                if p not in seen:
                     stack.append((p, False))""",
         new="""        order, seen, queue = [], {id(self)}, [self]
         while queue:
@@ -1317,7 +1317,7 @@ MUTANTS = [
             seen.add(node)
             stack.append((node, True))
             for p in node._parents:  # a plain loop: a generator per node would cost more than the search
-                if p._parents and p not in seen:  # a leaf has no rule to order
+                if p not in seen:
                     stack.append((p, False))""",
         new="""            stack.append((node, True))
             for p in node._parents:
@@ -1396,16 +1396,9 @@ MUTANTS = [
         kind="reset",
         bug="Tensor.backward zeroes every node's gradient, leaves included, so leaves do not accumulate",
         within="Tensor.backward",
-        # The reference's search leaves leaves out of the order; this student's, like the chapter's, keeps them.
-        old="""                if p._parents and p not in seen:  # a leaf has no rule to order
-                    stack.append((p, False))
-        for node in order:
-            if node._parents:  # intermediate results are recomputed from scratch on each call
+        old="""            if node._parents:  # intermediate results are recomputed from scratch on each call
                 node.grad = np.zeros(node.data.shape)""",
-        new="""                if p not in seen:
-                    stack.append((p, False))
-        for node in order:
-            node.grad = np.zeros(node.data.shape)""",
+        new="""            node.grad = np.zeros(node.data.shape)""",
         caught_by={
             "test_backward_accumulates_on_leaves_only",
             "test_deep_graph_does_not_recurse",
