@@ -19,7 +19,7 @@ from grader import labs
 SCALING_SIZES = (50, 100, 200, 400, 800)  # class sizes graded with N jobs: the time must grow linearly
 HIDDEN_SIZE = 100  # students graded with and without the lab's hidden tests, in turns
 HIDDEN_ROUNDS = 2  # one in each order
-ONE_BY_ONE = 20  # students graded with one `grader run` each, the batch's baseline (two of every ten kinds)
+ONE_BY_ONE = 20  # students graded with one `grader run` each, the batch's baseline (the first 20: every kind)
 
 
 # A few hostile files from the red team's catalogue: each costs its limits, never the batch.
@@ -41,9 +41,10 @@ def generate_class(folder: Path, size: int, lab_id: str = "ch06") -> dict[str, s
     Returns student -> kind. Built from the lab's instructor material (labs/<id>/instructor/:
     mutants, the red team, independent correct files), so it needs the instructor's copy of the kit.
     Each kind is cycled on its own, so a student's kind, and which hostile file a hostile student
-    is, do not move when the catalogue of mutants grows. Drawn from one pool, as they once were, two
-    more mutants changed which hostile files the class held: a file that hangs two tests came in,
-    and the first 100 students took 47 s instead of 33 s on 2 jobs.
+    is, do not move when the catalogue of mutants grows (which mutant a buggy student has does).
+    Drawn from one pool, as they once were, two more mutants changed which hostile files the class
+    held: a file that hangs two tests came in, and the first 100 students took 47 s instead of 33 s
+    on 2 jobs. It is in the class for good now (student 89): a real class has its hangs too.
     """
     from tests import instructor
     from tests.hostile.catalogue import HOSTILE
@@ -55,17 +56,20 @@ def generate_class(folder: Path, size: int, lab_id: str = "ch06") -> dict[str, s
     by_file = {h.file: h for h in HOSTILE if h.lab == lab_id}
     hostile = [by_file[name].source() for name in BENCH_HOSTILE if name in by_file]
     mutants = catalogue(lab_id)
+    # Every 7th mutant, cycled, so the class meets bugs from every part of the catalogue; another
+    # step when 7 divides the catalogue's size, which would cycle through a seventh of it.
+    stride = next(step for step in (7, 11, 13, 17, 19, 23) if len(mutants) % step)
     correct = [reference, *(p.read_text(encoding="utf-8") for p in instructor.submissions(lab_id))]
     kinds = {}
     folder.mkdir(parents=True, exist_ok=True)
     buggy = 0
     for i in range(size):
         # Per 10 students: 4 buggy, 3 correct (the reference and engines written apart), 2 not
-        # started, and a hostile one every other 10 (each of BENCH_HOSTILE in turn), else a fifth buggy.
+        # started, and a hostile one every other 10 (each of BENCH_HOSTILE the lab has, in turn), else
+        # a fifth buggy one.
         decade, slot = divmod(i, 10)
-        if slot < 4 or (slot == 9 and decade % 2):
-            # Every 7th mutant, cycled: the class meets bugs from every part of the catalogue.
-            kind, text = "buggy", apply(reference, mutants[(buggy * 7) % len(mutants)])
+        if slot < 4 or (slot == 9 and (decade % 2 or not hostile)):
+            kind, text = "buggy", apply(reference, mutants[(buggy * stride) % len(mutants)])
             buggy += 1
         elif slot < 7:
             kind, text = "correct", correct[(3 * decade + slot - 4) % len(correct)]
@@ -205,7 +209,7 @@ def bench_batch(repeat: int, size: int = 200, sizes: tuple[int, ...] = SCALING_S
 
     One run of each (a run of 200 students is itself an average); the in-process figure
     grades the honest submissions (trusted code only) in the batch's chunks. Every prefix
-    of the class has the same mix of kinds (generate_class cycles it every 10 students).
+    of the class has about the same mix of kinds (generate_class cycles it every 20 students).
     """
     from grader.batch.jobs import MAX_CHUNK
     from grader.grading import runner

@@ -196,3 +196,8 @@ def test_a_generated_class_keeps_its_kinds_and_hostile_files_when_the_catalogue_
     hostile = {(tmp_path / "before" / f"{n}.py").read_text() for n, kind in before.items() if kind == "hostile"}
     assert len(hostile) == len(bench_batch.BENCH_HOSTILE)
     assert sorted(set(before.values())) == ["buggy", "correct", "hostile", "starter"]
+
+
+def test_a_lab_without_the_bench_hostile_files_gets_a_class_without_hostile_students(tmp_path):
+    kinds = bench_batch.generate_class(tmp_path, 20, "lesson1_3")
+    assert sorted(set(kinds.values())) == ["buggy", "correct", "starter"] and list(kinds.values()).count("buggy") == 10

@@ -389,9 +389,12 @@ GRADCHECK_CASES = {
         [normal(2, 5, 3), normal(3, 4, seed=1)],
         "swap the last two axes for the transpose, and sum the shared weight's gradient over the batch axis",
     ),
-    # Axis 0 without keepdims: a gradient put back on the wrong axis (np.expand_dims(g, -1)) fails here.
+    # Both axes without keepdims and one with: a gradient not put back (axis 1), put back on the wrong
+    # axis (np.expand_dims(g, -1): axis 0) or put back when keepdims kept it each fails here.
     "sum_axis": (
-        lambda a: weighted(a.sum(axis=0)) + weighted(a.sum(axis=1, keepdims=True), seed=8),
+        lambda a: (
+            weighted(a.sum(axis=0)) + weighted(a.sum(axis=1), seed=8) + weighted(a.sum(axis=0, keepdims=True), seed=9)
+        ),
         [normal(3, 4)],
         "put the summed axis back (size 1) before broadcasting the gradient",
     ),
