@@ -121,7 +121,7 @@ def _kind_of(pid: str) -> str | None:
 
 class JobMemory(threading.Thread):
     """The peak memory of a batch's jobs, read from /proc while it runs: the largest pytest process
-    (one per job and chunk) and the largest Python process of a sandbox (a job's zygote, or the
+    (one per job and session) and the largest Python process of a sandbox (a job's zygote, or the
     child running a student's code, whose memory the sandbox also limits)."""
 
     def __init__(self):
@@ -208,10 +208,9 @@ def bench_batch(repeat: int, size: int = 200, sizes: tuple[int, ...] = SCALING_S
     comparison of every pair of students' files (similar submissions), and the class report.
 
     One run of each (a run of 200 students is itself an average); the in-process figure
-    grades the honest submissions (trusted code only) in the batch's chunks. Every prefix
+    grades the honest submissions (trusted code only) in sessions as long as the batch's. Every prefix
     of the class has about the same mix of kinds (generate_class cycles it every 20 students).
     """
-    from grader.batch.jobs import MAX_CHUNK
     from grader.grading import runner
     from grader.implementation import Implementation
 
@@ -234,12 +233,10 @@ def bench_batch(repeat: int, size: int = 200, sizes: tuple[int, ...] = SCALING_S
             else:
                 prefix = _first(everyone, names[:n], Path(tmp) / f"first{n}")
                 scaling[n], peaks[n] = batch_seconds(prefix, Path(tmp) / f"scaling{n}", jobs)
-        # The same students in-process, in chunks as long as the batch's (one pytest session
-        # each): one session for all would load every file into one process and slow down.
+        # The same students in-process, in sessions as long as the batch's at most (grader.grading.feed).
         started = time.perf_counter()
-        for first in range(0, len(honest), MAX_CHUNK):
-            chunk = [Implementation("submission", folder / f"{n}.py") for n in honest[first : first + MAX_CHUNK]]
-            runner.run_many(lab, chunk, isolation="in-process")
+        chunk = [Implementation("submission", folder / f"{n}.py") for n in honest]
+        runner.run_many(lab, chunk, isolation="in-process")
         in_process = (time.perf_counter() - started) / len(honest)
         walled = [json.loads((Path(tmp) / "out1" / "reports" / f"{n}.json").read_text())["duration_s"] for n in honest]
         similar = similarity_seconds(folder, names[:size])
@@ -277,8 +274,8 @@ def bench_batch(repeat: int, size: int = 200, sizes: tuple[int, ...] = SCALING_S
             # 1.0 is linear: the time per student with the most students over that with the fewest
             "linearity": round(per_student[largest] / per_student[smallest], 2),
         },
-        # A job grades its chunk of students in one pytest process and one sandbox: neither may grow
-        # with the class (the chunks are at most MAX_CHUNK students long).
+        # A job grades its students in one pytest process and one sandbox at a time: neither may grow
+        # with the class (a session grades at most grader.grading.feed.SESSION_LIMIT students).
         "memory": {
             "jobs": jobs,
             **{f"{n}_students_{kind}_peak_mb": peak for n, row in peaks.items() for kind, peak in row.items()},

@@ -1,6 +1,6 @@
 """The breakdown suite of `make bench`: where one honest student's time goes behind the wall.
 
-The ch06 reference, graded as a batch's chunk grades it (one pytest session, its worker on one
+The ch06 reference, graded as a batch's session grades it (one pytest session, its worker on one
 core), in-process and behind the wall in turns; behind the wall with LABKIT_WALL_PROFILE set, so
 that each wall session counts its round trips by kind and its worker's children say where their
 CPU time went (grader.wall.profile).
@@ -27,7 +27,7 @@ from grader.env import WALL_PROFILE_ENV
 from grader.kit import starters
 from grader.wall import profile
 
-STUDENTS = 10  # copies of the reference in one chunk: the chunk's start is shared, as in a batch
+STUDENTS = 10  # copies of the reference in one session: its start is shared, as in a batch
 ROUND_TRIPS = 5000  # timed in a row, per round, for each of the two round-trip figures
 
 

@@ -12,7 +12,7 @@ LAB_ENV = "LABKIT_LAB"  # the lab a pytest session grades (its worker can start 
 LIMITS_ENV = "LABKIT_LIMITS"  # JSON object: the lab's [limits] as the grader decided them (lab.toml, then --limit)
 PARENT_ENV = "LABKIT_PARENT_PID"  # the grader process: the session dies with it
 PROGRESS_ENV = "LABKIT_PROGRESS"  # the file the session streams its progress to
-QUEUE_ENV = "LABKIT_QUEUE"  # a JSON file listing the submissions one pytest session grades in turn
+QUEUE_ENV = "LABKIT_QUEUE"  # set: submissions to grade in turn follow the orders (grader.harness.incoming)
 SANDBOX_LEVEL_ENV = "LABKIT_SANDBOX_LEVEL"  # the sandbox level the grader chose (grader.wall.sandbox.level)
 TASK_ENV = "LABKIT_TASK"  # the one task a run grades (`grader run --task`); the others' tests are deselected
 # Not a run's order: set by `make bench` for every process it starts (grader.wall.profile).

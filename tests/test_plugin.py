@@ -343,7 +343,8 @@ def no_orders(monkeypatch):
 def test_without_orders_the_session_grades_mine_in_process(no_orders):
     session = Session.from_environment()
     assert (session.impl, session.isolation, session.lab_id, session.limits) == ("mine", "in-process", None, None)
-    assert (session.sandbox_level, session.queue, session.progress, session.parent) == (None, None, None, None)
+    assert (session.sandbox_level, session.progress, session.parent) == (None, None, None)
+    assert session.queue is False
     assert session.cpu is None
     assert session.behind_the_wall is False
     assert (session.handles, session.selected, session.wall) == ([], None, None)
@@ -357,7 +358,7 @@ def test_the_session_reads_every_order(no_orders, tmp_path):
         env.LIMITS_ENV: '{"test_seconds": 2, "memory_mb": 512}',
         env.PARENT_ENV: "4242",
         env.PROGRESS_ENV: str(tmp_path / "progress.jsonl"),
-        env.QUEUE_ENV: str(tmp_path / "queue.json"),
+        env.QUEUE_ENV: "1",
         env.SANDBOX_LEVEL_ENV: "kernel",
         env.TASK_ENV: "value",
         env.CPU_ENV: "1",
@@ -372,7 +373,7 @@ def test_the_session_reads_every_order(no_orders, tmp_path):
     assert session.limits == {"test_seconds": 2, "memory_mb": 512}
     assert session.parent == 4242
     assert session.progress == tmp_path / "progress.jsonl"
-    assert session.queue == tmp_path / "queue.json"
+    assert session.queue is True
     assert session.sandbox_level == "kernel"
     assert session.task == "value"
     assert session.cpu == 1

@@ -63,9 +63,9 @@ def test_a_spare_that_died_is_replaced(spawned):
 
 
 def test_variables_a_run_is_told_by_never_come_from_the_graders_own_environment(monkeypatch):
-    # A shell's IMPL, or a queue file left in the environment, must not change what a run grades.
+    # A shell's IMPL, or a queue's order left in the environment, must not change what a run grades.
     monkeypatch.setenv(IMPL_ENV, "mine")
-    monkeypatch.setenv(QUEUE_ENV, "/nonexistent/queue.json")
+    monkeypatch.setenv(QUEUE_ENV, "1")
     assert not RUN_ENV & set(pytest_process.base_env())
     assert _passed(_reference_run())
 

@@ -11,7 +11,6 @@ import dataclasses
 import marshal
 import os
 import time
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -326,7 +325,7 @@ def test_a_dead_sandbox_is_replaced_for_the_next_submission():
     """If a batch job's sandbox dies (killed from outside), the next student gets a new one."""
     from grader.harness import handles, state
 
-    queued = state.Session(isolation="worker", queue=Path("queue.json"))  # a queue's: the sandbox starts, no submission
+    queued = state.Session(isolation="worker", queue=True)  # a queue's: the sandbox starts, no submission
     remote = handles.RemoteLab(queued, "ch06")
     try:
         box = remote.sandbox()
@@ -349,7 +348,7 @@ def test_a_session_and_its_worker_keep_to_the_core_they_were_given(tmp_path):
     before = os.sched_getaffinity(0)
     path = tmp_path / "submission.py"
     path.write_text(reference_source("ch06") + EXTRAS, encoding="utf-8")
-    queued = state.Session(isolation="worker", queue=Path("queue.json"), cpu=core)
+    queued = state.Session(isolation="worker", queue=True, cpu=core)
     remote = handles.RemoteLab(queued, "ch06")
     try:
         box = remote.sandbox()

@@ -1,16 +1,16 @@
 """Grade a class: every submission behind the wall, in parallel, each result saved as soon as known.
 
-``--jobs`` pytest sessions run side by side; each takes the next few submissions from a
-shared queue (grader.grading.runner.run_many grades them in one session, so pytest and the lab's
-tests load once per chunk), and writes every student's report and record the moment the
-session streams that student's last verdict. A killed batch therefore loses only the
-students being graded; ``--resume`` skips every student whose record matches the same
+``--jobs`` pytest sessions run side by side, each on a core of its own; each takes its students
+one at a time from one shared queue as it is ready for the next (grader.grading.runner.run_queue
+grades them in turn in one session, so pytest and the lab's tests load once per session), so the
+jobs end within a student of each other. Every student's report and record is written the
+moment the session streams that student's last verdict. A killed batch therefore loses only
+the students being graded; ``--resume`` skips every student whose record matches the same
 submission hash, kit version and tests (outputs.Outputs.is_current).
 """
 
 from __future__ import annotations
 
-import math
 import queue
 import threading
 import time
@@ -22,12 +22,6 @@ from grader.grading import grade, runner
 from grader.implementation import Implementation
 from grader.labs import Lab
 from grader.wall import cpus
-
-MAX_CHUNK = 40  # pytest starts once per chunk (about a second): long chunks; the last ones shrink to balance the jobs
-
-
-def _chunk_size(left: int, jobs: int) -> int:
-    return max(1, min(MAX_CHUNK, math.ceil(left / (2 * jobs))))
 
 
 def grade_entries(
@@ -42,37 +36,37 @@ def grade_entries(
     todo: queue.SimpleQueue[Entry] = queue.SimpleQueue()
     for entry in entries:
         todo.put(entry)
-    left = [len(entries)]
     lock = threading.Lock()
     failures: list[BaseException] = []
 
-    def take() -> list[Entry]:
-        with lock:
-            size = _chunk_size(left[0], jobs)
-            chunk = []
-            while len(chunk) < size and not todo.empty():
-                chunk.append(todo.get())
-            left[0] -= len(chunk)
-            return chunk
-
     def work(cpu: int | None) -> None:
+        taken: dict[int, Entry] = {}  # given to this job's session and not yet recorded
+        started = [time.perf_counter()]  # a student's time runs from the last one's end (or the job's start)
+
+        def take() -> tuple[Entry, Implementation] | None:
+            try:
+                entry = todo.get_nowait()
+            except queue.Empty:
+                return None
+            taken[id(entry)] = entry
+            return entry, Implementation("submission", entry.path)
+
+        def finished(entry: Entry, run: runner.Run) -> None:
+            now = time.perf_counter()
+            document = grade.report_for(lab, Implementation("submission", entry.path), run, now - started[0])
+            started[0] = now
+            record = out.save_graded(entry, document)
+            taken.pop(id(entry), None)
+            with lock:
+                on_done(entry, record)
+
         try:
-            while chunk := take():
-                impls = [Implementation("submission", e.path) for e in chunk]
-                started = [time.perf_counter()]
-
-                def finished(index: int, run: runner.Run, chunk=chunk, impls=impls, started=started) -> None:
-                    now = time.perf_counter()
-                    document = grade.report_for(lab, impls[index], run, now - started[0])
-                    started[0] = now
-                    record = out.save_graded(chunk[index], document)
-                    with lock:
-                        on_done(chunk[index], record)
-
+            while not todo.empty():
                 try:
-                    runner.run_many(lab, impls, isolation="worker", on_result=finished, cpu=cpu)
+                    runner.run_queue(lab, take, isolation="worker", on_result=finished, cpu=cpu)
                 except runner.GradingError as exc:  # the kit failed, not these students: say so, go on
-                    for entry in chunk:
+                    for entry in list(taken.values()):
+                        taken.pop(id(entry))
                         if not out.is_current(entry):
                             with lock:
                                 on_done(entry, out.save_status(entry, "error", f"the grader failed: {exc}"[:500]))
@@ -92,7 +86,7 @@ def grade_entries(
                 thread.join(0.2)  # a short join keeps the main thread responsive to Ctrl-C
     except BaseException:
         with lock:
-            while not todo.empty():  # no new chunks; then stop the sessions running now
+            while not todo.empty():  # no new students; then stop the sessions running now
                 todo.get()
         runner.stop_all()
         raise

@@ -94,24 +94,27 @@ def _take_spare(early: dict[str, str]) -> subprocess.Popen | None:
     return None
 
 
-def _send(proc: subprocess.Popen, orders: bytes) -> bool:
+def _send(proc: subprocess.Popen, orders: bytes, keep_open: bool) -> bool:
     """Give ``proc`` its orders; False if it has already died."""
     try:
         proc.stdin.write(orders)
-        proc.stdin.close()
+        proc.stdin.flush()
+        if not keep_open:
+            proc.stdin.close()
     except BrokenPipeError:
         proc.wait()
         return False
     return True
 
 
-def start(args: list[str], env: dict[str, str], output: os.PathLike) -> subprocess.Popen:
-    """A pytest process running ``pytest args`` in ``env``, printing to ``output``."""
+def start(args: list[str], env: dict[str, str], output: os.PathLike, *, keep_open: bool = False) -> subprocess.Popen:
+    """A pytest process running ``pytest args`` in ``env``, printing to ``output``. With ``keep_open``
+    its orders' pipe (``proc.stdin``) stays open after them: a queue's submissions follow on it."""
     early, late = _split(env)
     orders = (json.dumps({"args": args, "env": late, "output": str(output)}) + "\n").encode()
     spare = _take_spare(early)
-    if spare is not None and _send(spare, orders):
+    if spare is not None and _send(spare, orders, keep_open):
         return spare
     proc = spawn(early)  # no spare, or it died while starting
-    _send(proc, orders)  # if even a fresh one dies at once, the runner reports it as crashed
+    _send(proc, orders, keep_open)  # if even a fresh one dies at once, the runner reports it as crashed
     return proc

@@ -8,14 +8,15 @@ running. grader.grading.pytest_process starts these processes (`grader run`'s be
 grader has read its command line).
 
 Behind the wall the pytest process is trusted, so one pytest session can grade a whole
-queue of submissions in turn (``run_many``): pytest and the tests load once, and the
-next submission's worker starts while the current one is graded. The lab's run_seconds is
+queue of submissions in turn (``run_queue``, handed over one at a time: grader.grading.feed):
+pytest and the tests load once, and the sandbox stays up from one submission to the next. The lab's run_seconds is
 each submission's own, in a queue as alone: a submission that spends it gets what a solo
 run would give at its deadline, and the queue goes on without it.
 """
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import json
 import os
@@ -42,6 +43,7 @@ from grader.env import (
     TASK_ENV,
 )
 from grader.grading import pytest_process, scratch
+from grader.grading.feed import Feed, Given
 from grader.implementation import Implementation
 from grader.labs import KIT_ROOT, Lab
 from grader.progress import Part, ProgressReader
@@ -194,17 +196,22 @@ def _run_pytest(
     budget: float,
     run_seconds: float,
     on_poll: Callable[[ProgressReader], None] | None = None,
+    feed: Feed | None = None,
 ) -> _Pytest:
     """Run pytest once, killing it if one test outlives its limit (a hang pytest-timeout cannot interrupt)
-    or a submission its ``budget`` (``run_seconds``, or what is left of it)."""
+    or a submission its ``budget`` (``run_seconds``, or what is left of it). A queue session reads its
+    submissions from ``feed``, which follows the stream."""
     test_seconds = _test_seconds(lab, isolation)
     progress = ProgressReader(tmp / "progress.jsonl")
     extra = [f"--timeout={test_seconds:g}", "--timeout-method=signal", *extra]
     output = tmp / "pytest.out"
     child_env = {**_child_env(lab, impl, progress.path, isolation), **env}
-    proc = pytest_process.start(_pytest_args(lab, extra), child_env, output)
+    proc = pytest_process.start(_pytest_args(lab, extra), child_env, output, keep_open=feed is not None)
     with _live_lock:
         _live.add(proc)
+    if feed is not None:
+        feed.attach(proc.stdin)
+        on_poll = _feeding(feed, on_poll)
     try:
         killed = _watch(proc, progress, test_seconds, budget, run_seconds, on_poll)
     except BaseException:  # Ctrl-C, or the caller's callback failed: leave nothing running
@@ -213,6 +220,8 @@ def _run_pytest(
     finally:
         with _live_lock:
             _live.discard(proc)
+        if feed is not None:
+            feed.close()
     progress.poll()
     if on_poll is not None:
         on_poll(progress)
@@ -226,6 +235,15 @@ def _run_pytest(
         reason = verdicts.test_process_died(proc.returncode)
         return _Pytest(progress, _Stopped(progress.running, "crashed", reason), text)
     return _Pytest(progress, None, text)
+
+
+def _feeding(feed: Feed, on_poll: Callable[[ProgressReader], None] | None) -> Callable[[ProgressReader], None]:
+    def poll(progress: ProgressReader) -> None:
+        feed.poll(progress)
+        if on_poll is not None:
+            on_poll(progress)
+
+    return poll
 
 
 def _watch(
@@ -423,80 +441,120 @@ def run_many(
     stop_at_first_failure: bool = False,
     cpu: int | None = None,
 ) -> list[Run]:
-    """Grade several submissions in as few pytest sessions as possible.
-
-    Behind the wall (the default) this is safe for any code. In-process, every file runs
-    in one test process: only for trusted code, such as the kit's own mutants.
-    ``on_result(index, run)`` is called as soon as each submission's result is known. Each
-    submission has the run_seconds (``timeout``) of a solo run: one that spends them gets
-    what ``run_tests`` gives at its deadline. If the session stops otherwise (a hang, a
-    crash), the submission it was grading is graded again alone, with ``run_tests``'s
-    recovery. Either way the queue goes on with the next ones. With ``stop_at_first_failure`` a
-    submission's graded tests after its first failure are skipped (0 points): only whether it loses a
-    point is known (grader mutants). ``cpu``: the core the session keeps to with its worker (a batch
-    job's: grader.wall.cpus); None, the one it starts on.
-    """
-    scratch.sweep_once()
-    require_sandbox(isolation)
-    in_force = limits.in_force(lab.limits, timeout)
-    timeout = in_force[limits.RUN_SECONDS]
+    """Grade several submissions in as few pytest sessions as possible (``run_queue``), and return their
+    runs in order. ``on_result(index, run)`` is called as soon as each submission's result is known."""
     runs: dict[int, Run] = {}
+    queued = iter(list(enumerate(impls)))
 
     def finish(index: int, run: Run) -> None:
         runs[index] = run
         if on_result is not None:
             on_result(index, run)
 
-    def graded(progress: ProgressReader, key: str, stopped: _Stopped | None = None) -> Run:
-        """A submission's run from its part of the stream (and, stopped at its deadline, the test it was in)."""
-        part = progress.parts[key]
-        done = _finished(progress.collected, part)
-        if stopped is not None and stopped.test is not None:
-            done[stopped.test] = _stopped_result(progress.collected, stopped)
-        sandbox = part.isolation or {"protections": []}
-        unfinished = verdicts.run_out_of_time(timeout)
-        return Run(_complete(progress.collected, done, unfinished), {"mode": isolation, **sandbox}, in_force)
+    run_queue(
+        lab,
+        lambda: next(queued, None),
+        isolation=isolation,
+        timeout=timeout,
+        on_result=finish,
+        stop_at_first_failure=stop_at_first_failure,
+        cpu=cpu,
+    )
+    return [runs[i] for i in range(len(impls))]
 
-    def take_finished(progress: ProgressReader) -> None:
-        if progress.collected is None:
-            return
-        for key, part in progress.parts.items():
-            if key is not None and part.done and int(key) not in runs:
-                finish(int(key), graded(progress, key))
 
-    remaining = list(range(len(impls)))
-    while remaining:
+def run_queue(
+    lab: Lab,
+    take: Callable[[], Given | None],
+    *,
+    isolation: str = "worker",
+    timeout: float | None = None,
+    on_result: Callable[[object, Run], None],
+    stop_at_first_failure: bool = False,
+    cpu: int | None = None,
+) -> None:
+    """Grade the submissions ``take`` hands over, one at a time as a session is ready for the next
+    ((item, Implementation) pairs; None when there are no more), in as few pytest sessions as
+    possible (grader.grading.feed); ``on_result(item, run)`` as soon as each one's result is known.
+
+    Behind the wall (the default) this is safe for any code. In-process, every file runs
+    in one test process: only for trusted code, such as the kit's own mutants. Each
+    submission has the run_seconds (``timeout``) of a solo run: one that spends them gets
+    what ``run_tests`` gives at its deadline. If the session stops otherwise (a hang, a
+    crash), the submission it was grading is graded again alone, with ``run_tests``'s
+    recovery, and the next session begins with the ones it was given and did not begin. With
+    ``stop_at_first_failure`` a submission's graded tests after its first failure are skipped (0
+    points): only whether it loses a point is known (grader mutants). ``cpu``: the core the
+    session keeps to with its worker (a batch job's: grader.wall.cpus); None, the one it starts on.
+    """
+    scratch.sweep_once()
+    require_sandbox(isolation)
+    in_force = limits.in_force(lab.limits, timeout)
+    timeout = in_force[limits.RUN_SECONDS]
+    backlog: collections.deque[Given] = collections.deque()  # given to a session that ended without them
+    extra = {"stop_at_first_failure": True} if stop_at_first_failure else {}
+    env = {QUEUE_ENV: "1"}
+    if cpu is not None:
+        env[CPU_ENV] = str(cpu)
+
+    def next_one() -> Given | None:
+        return backlog.popleft() if backlog else take()
+
+    while (first := next_one()) is not None:
+        backlog.appendleft(first)
+        feed = Feed(next_one, extra)
+        finished: set[str] = set()
+
+        def finish(key: str, run: Run, feed=feed, finished=finished) -> None:
+            finished.add(key)
+            on_result(feed.given[key][0], run)
+
+        def take_finished(progress: ProgressReader, finish=finish, finished=finished) -> None:
+            if progress.collected is None:
+                return
+            for key, part in progress.parts.items():
+                if key is not None and part.done and key not in finished:
+                    finish(key, _graded(progress, key, isolation, timeout, in_force))
+
         with scratch.temporary("queue") as tmp:
-            queue = tmp / "queue.json"
-            entries = [{"key": str(i), "path": str(impls[i].path)} for i in remaining]
-            if stop_at_first_failure:
-                entries = [{**entry, "stop_at_first_failure": True} for entry in entries]
-            queue.write_text(json.dumps(entries))
-            env = {QUEUE_ENV: str(queue)}
-            if cpu is not None:
-                env[CPU_ENV] = str(cpu)
-            first = impls[remaining[0]]
             run = _run_pytest(
-                lab, first, isolation, env, [], tmp, budget=timeout, run_seconds=timeout, on_poll=take_finished
+                lab,
+                first[1],
+                isolation,
+                env,
+                [],
+                tmp,
+                budget=timeout,
+                run_seconds=timeout,
+                on_poll=take_finished,
+                feed=feed,
             )
         if run.progress.collected is None:
             raise GradingError(f"the tests of lab {lab.id} could not be collected:\n{run.output[-3000:]}")
         current, stopped = run.progress.current, run.stopped
         spent = stopped.out_of_time if stopped is not None else None
-        if spent and int(spent) not in runs:  # its run_seconds are over: what a solo run gives at its deadline
-            finish(int(spent), graded(run.progress, spent, stopped))
-        elif spent is None and current is not None and int(current) not in runs:  # a hang or a crash
-            finish(
-                int(current),
-                run_tests(lab, impls[int(current)], isolation=isolation, timeout=timeout),
-            )
-        left = [i for i in remaining if i not in runs]
-        if len(left) == len(remaining):  # no progress at all: grade them one by one
-            for i in left:
-                finish(i, run_tests(lab, impls[i], isolation=isolation, timeout=timeout))
-            left = []
-        remaining = left
-    return [runs[i] for i in range(len(impls))]
+        if spent and spent not in finished:  # its run_seconds are over: what a solo run gives at its deadline
+            finish(spent, _graded(run.progress, spent, isolation, timeout, in_force, stopped))
+        elif spent is None and current is not None and current not in finished:  # a hang or a crash
+            finish(current, run_tests(lab, feed.given[current][1], isolation=isolation, timeout=timeout))
+        left = [given for key, given in feed.given.items() if key not in finished]
+        if not finished and left:  # the session graded none: this one alone, so that every session makes progress
+            item, impl = left.pop(0)
+            on_result(item, run_tests(lab, impl, isolation=isolation, timeout=timeout))
+        backlog.extendleft(reversed(left))
+
+
+def _graded(
+    progress: ProgressReader, key: str, isolation: str, timeout: float, in_force: dict, stopped: _Stopped | None = None
+) -> Run:
+    """A queued submission's run from its part of the stream (and, stopped at its deadline, the test it was in)."""
+    part = progress.parts[key]
+    done = _finished(progress.collected, part)
+    if stopped is not None and stopped.test is not None:
+        done[stopped.test] = _stopped_result(progress.collected, stopped)
+    sandbox = part.isolation or {"protections": []}
+    unfinished = verdicts.run_out_of_time(timeout)
+    return Run(_complete(progress.collected, done, unfinished), {"mode": isolation, **sandbox}, in_force)
 
 
 def collect(lab: Lab) -> list[dict]:

@@ -83,7 +83,7 @@ class RemoteLab(LabHandle):
         super().__init__(session, lab_id)
         self._box = None
         path = self.implementation.path
-        if session.queue is None and path is not None and path.is_file():
+        if not session.queue and path is not None and path.is_file():
             self._wall()  # the worker gets ready while pytest collects the tests
         else:
             self.sandbox()

@@ -3,7 +3,9 @@
 Started by grader.grading.pytest_process, often before the grader knows what to grade, so that
 Python's start and these imports (about half a second) overlap the grader's own. The
 orders are one JSON line on stdin: {"args": pytest's arguments, "env": variables to
-add, "output": the file for everything printed}. An empty stdin means it was not needed.
+add, "output": the file for everything printed}. An empty stdin means it was not needed. For a
+queue (the orders set QUEUE_ENV) the same pipe then carries the submissions, one line each
+(grader.harness.incoming).
 
 When pytest returns, the process leaves with ``os._exit``: its report and progress stream
 are written by then, and the interpreter's teardown (about 0.1 s with numpy loaded)
@@ -16,7 +18,8 @@ import os
 import sys
 import traceback
 
-from grader.env import ISOLATION_ENV
+from grader.env import ISOLATION_ENV, QUEUE_ENV
+from grader.harness import incoming
 
 TRUSTED_MEMORY_BYTES = 4 << 30  # address space of a grading process behind the wall
 
@@ -47,10 +50,17 @@ def _redirect(output: str) -> None:
 
 
 def main() -> None:
-    line = sys.stdin.readline()
+    # The orders' pipe, read through a descriptor of its own: _redirect takes stdin away from the
+    # code under test, and a queue's submissions follow the orders on it.
+    pipe = os.fdopen(os.dup(0), "rb")
+    line = pipe.readline()
     if not line:
         os._exit(0)
     orders = json.loads(line)
+    if orders["env"].get(QUEUE_ENV):
+        incoming.attach(pipe)
+    else:
+        pipe.close()
     _redirect(orders["output"])
     if _PRELOAD_FAILURE:
         sys.stderr.write(f"the grading process could not import pytest and numpy:\n{_PRELOAD_FAILURE}")

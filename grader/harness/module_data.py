@@ -1,6 +1,6 @@
 """The lab test modules' own data, put back as it was before each submission a pytest session grades.
 
-A session grades a queue of submissions in turn (a batch job's chunk). A test may hand the code
+A session grades a queue of submissions in turn (a batch job's students). A test may hand the code
 under test an array or a list it keeps at module level (a case's inputs, a constant), and what a
 call changes in its arguments is copied back behind the wall, as in-process it happens anyway: so
 one student's code could change a later student's tests. Before each submission after the first,

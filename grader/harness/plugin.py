@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import ctypes
 import functools
-import json
 import os
 import signal
 import sys
@@ -24,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from grader import labs, verdicts
-from grader.harness import handles, state
+from grader.harness import handles, incoming, state
 from grader.harness.module_data import ModuleData
 from grader.progress import Stream
 
@@ -200,14 +199,13 @@ def pytest_runtest_teardown(item, nextitem):
 def pytest_runtestloop(session):
     """With a queue, run every collected test once per submission, each behind its own wall."""
     grading = session.config.stash[state.SESSION_KEY]
-    if grading.queue is None or session.config.option.collectonly:
+    if not grading.queue or session.config.option.collectonly:
         return None
     stream = _stream(session.config)
-    queue = json.loads(grading.queue.read_text(encoding="utf-8"))
     items = session.items
     # The test modules' data as collected: each submission starts from it (grader.harness.module_data).
     data = ModuleData({item.module for item in items if getattr(item, "module", None) is not None})
-    for number, entry in enumerate(queue):
+    for number, entry in enumerate(incoming.entries()):
         if number:
             data.restore()
         grading.select(Path(entry["path"]))

@@ -45,7 +45,7 @@ class Session:
     lab_id: str | None = None  # the lab a grading run is for
     limits: dict | None = None  # that lab's limits as the grader decided them (lab.toml and overrides)
     sandbox_level: str | None = None  # behind the wall: the level the grader chose
-    queue: Path | None = None  # a JSON list of submissions to grade in turn
+    queue: bool = False  # grade the submissions the grader hands over in turn (grader.harness.incoming)
     progress: Path | None = None  # the stream the plugin writes for the grader
     parent: int | None = None  # the grader's pid: this session dies with it
     task: str | None = None  # the one task to grade (the others' tests are deselected)
@@ -67,7 +67,7 @@ class Session:
             lab_id=env.get(LAB_ENV) or None,
             limits=json.loads(env[LIMITS_ENV]) if env.get(LIMITS_ENV) else None,
             sandbox_level=env.get(SANDBOX_LEVEL_ENV) or None,
-            queue=Path(env[QUEUE_ENV]) if env.get(QUEUE_ENV) else None,
+            queue=bool(env.get(QUEUE_ENV)),
             progress=Path(env[PROGRESS_ENV]) if env.get(PROGRESS_ENV) else None,
             parent=int(env[PARENT_ENV]) if env.get(PARENT_ENV) else None,
             task=env.get(TASK_ENV) or None,

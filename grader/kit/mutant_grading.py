@@ -23,7 +23,6 @@ from grader.kit import mutants, starters
 from grader.labs import Lab
 
 DECLARATIONS = "instructor/equivalent_mutants.toml"
-CHUNK = 12  # mutants per pytest session: pytest starts once per chunk, and the jobs stay balanced
 
 
 class DeclarationError(ValueError):
@@ -113,28 +112,26 @@ def grade(lab: Lab, *, jobs: int = 2) -> Outcome:
             path = Path(folder) / f"mutant_{index:04d}.py"
             path.write_text(mutant.source, encoding="utf-8")
             impls.append(Implementation("submission", path))
-        chunks = [list(range(start, min(start + CHUNK, len(impls)))) for start in range(0, len(impls), CHUNK)]
+        todo = iter(list(enumerate(impls)))  # one queue for every job: each takes the next as it is free
+
+        def take() -> tuple[int, Implementation] | None:
+            with lock:
+                return None if failures else next(todo, None)
+
+        def finished(index: int, run: runner.Run) -> None:
+            lost = any(result.points < result.max_points for result in run.results)
+            with lock:
+                full_marks[index] = not lost
 
         def work() -> None:
             try:
-                while True:
-                    with lock:
-                        if not chunks or failures:
-                            return
-                        chunk = chunks.pop(0)
-
-                    def finished(position: int, run: runner.Run, chunk=chunk) -> None:
-                        lost = any(result.points < result.max_points for result in run.results)
-                        with lock:
-                            full_marks[chunk[position]] = not lost
-
-                    runner.run_many(
-                        visible,
-                        [impls[i] for i in chunk],
-                        isolation="worker",
-                        on_result=finished,
-                        stop_at_first_failure=True,  # one lost point kills a mutant: the rest is not needed
-                    )
+                runner.run_queue(
+                    visible,
+                    take,
+                    isolation="worker",
+                    on_result=finished,
+                    stop_at_first_failure=True,  # one lost point kills a mutant: the rest is not needed
+                )
             except BaseException as exc:  # noqa: BLE001 - handed to the calling thread, which re-raises it
                 failures.append(exc)
 

@@ -2,7 +2,7 @@
 
 The checker computes each expected gradient by central differences on the kit's spec
 (grader.testing.numeric): two runs of the computation for every number of the input, about a
-seventh of an honest ch06 student's time in-process. A batch's chunk makes the same checks on the
+seventh of an honest ch06 student's time in-process. A batch's session makes the same checks on the
 same inputs for every submission it grades, so only its first submission pays for them.
 
 An answer is remembered under a name for the computation and its inputs. A function is named by
