@@ -50,7 +50,7 @@ TARGETS = [
         LINEAR_SLACK,
     ),
     Target(
-        "batch: an honest student behind the wall over in-process, same tests and chunks",
+        "batch: an honest student behind the wall over in-process, same tests and sessions",
         "batch",
         lambda b: _get(b, "per_submission", "ratio"),
         1.2,

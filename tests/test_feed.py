@@ -131,24 +131,129 @@ def test_a_long_queue_is_graded_by_sessions_in_turn_each_with_its_share(tmp_path
     assert all(r.outcome == "passed" for run in runs for r in run.results)
 
 
-def test_a_session_that_dies_in_a_queue_leaves_the_rest_to_the_next_one(tmp_path, sessions):
-    lab = labs.get("ch06").visible_only()
-    reference = tmp_path / "reference.py"
-    reference.write_text(reference_source("ch06"), encoding="utf-8")
-    crasher = tmp_path / "crasher.py"  # ends the process (in-process: the session) in one test
+def _crasher(tmp_path: Path) -> Path:
+    """The reference, but Tensor.log ends the process (in-process: the session) in the tests that use it:
+    well after the session began it, so that the next submission has been handed over by then."""
+    crasher = tmp_path / "crasher.py"
     crasher.write_text(
         reference_source("ch06").replace(
-            'out = Value(math.log(self.data), (self,), "log")', "np.ctypeslib.ctypes.CDLL(None)._exit(3)"
+            'out = Tensor(np.log(self.data), (self,), "log")',
+            "sum(range(10**7)), np.ctypeslib.ctypes.CDLL(None)._exit(3)",  # a few polls of the runner first
         ),
         encoding="utf-8",
     )
-    queue = [reference, crasher, reference, reference]
-    runs = runner.run_many(lab, [Implementation("submission", p) for p in queue], isolation="in-process")
-    outcomes = [{r.id: r.outcome for r in run.results} for run in runs]
-    for index in (0, 2, 3):
-        assert set(outcomes[index].values()) == {"passed"}, index
-    assert outcomes[1]["test_value_unary_functions[log]"] == "crashed"
-    assert outcomes[1]["test_value_unary_functions[exp]"] == "passed"
-    # The queue's session, the crasher's own (run_tests: one more each time it crashes), then a session
-    # for the two after it: the one the dead session had been given and had not begun comes first.
+    return crasher
+
+
+@pytest.mark.parametrize("shared", [False, True], ids=["own_backlog", "put_back"])
+def test_a_session_that_dies_in_a_queue_leaves_the_rest_to_the_next_one(tmp_path, sessions, shared):
+    lab = labs.get("ch06").visible_only()
+    reference = tmp_path / "reference.py"
+    reference.write_text(reference_source("ch06"), encoding="utf-8")
+    queue = [("alice", reference), ("crash", _crasher(tmp_path)), ("bob", reference), ("carol", reference)]
+    pending = [(name, Implementation("submission", path)) for name, path in queue]
+    events = []
+
+    def take():
+        if not pending:
+            return None
+        events.append(("taken", pending[0][0]))
+        return pending.pop(0)
+
+    def put_back(given):
+        events.append(("put back", given[0]))
+        pending.insert(0, given)
+
+    def on_result(name, run):
+        events.append(("graded", name, {r.id: r.outcome for r in run.results}))
+
+    runner.run_queue(lab, take, isolation="in-process", on_result=on_result, put_back=put_back if shared else None)
+    graded = [e[1] for e in events if e[0] == "graded"]
+    assert sorted(graded) == ["alice", "bob", "carol", "crash"]  # each once
+    outcomes = {e[1]: e[2] for e in events if e[0] == "graded"}
+    for name in ("alice", "bob", "carol"):
+        assert set(outcomes[name].values()) == {"passed"}, name
+    assert outcomes["crash"]["test_tensor_gradcheck[log]"] == "crashed"
+    assert outcomes["crash"]["test_tensor_gradcheck[exp]"] == "passed"
+    # bob was handed over as the session began the crasher, one ahead: he is never begun by the session
+    # that died, and comes first in the next one, or back to the shared queue before the crasher's regrade.
+    assert [e[1] for e in events if e[0] == "taken"][:3] == ["alice", "crash", "bob"]
+    if shared:
+        assert next(e for e in events if e[0] in ("put back", "graded") and e[1] != "alice") == ("put back", "bob")
+    else:
+        assert ("put back", "bob") not in events
+    assert graded[-2:] == ["bob", "carol"]
+    # The queue's session, the crasher's own (run_tests: one more each time it crashes), then one for the rest.
     assert sessions[0] is True and sessions[-1] is True and sessions.count(True) == 2
+
+
+class Outputs:
+    """What grade_entries writes, kept in memory."""
+
+    def __init__(self):
+        self.saved: dict[str, str] = {}
+
+    def is_current(self, entry) -> bool:
+        return False
+
+    def save_status(self, entry, status: str, reason: str) -> dict:
+        self.saved[entry.student] = f"{status}: {reason}"
+        return {}
+
+    def save_graded(self, entry, document) -> dict:
+        self.saved[entry.student] = "graded"
+        return {}
+
+
+def _class(tmp_path: Path, n: int) -> list:
+    from grader.batch.inputs import Entry
+
+    return [Entry(f"s{i}", "ok", path=tmp_path / f"s{i}.py") for i in range(n)]
+
+
+@pytest.mark.parametrize("takes_first", [False, True], ids=["before_anyone", "after_taking_one"])
+def test_a_batch_whose_grader_fails_for_everyone_says_so_for_each_student_and_ends(tmp_path, monkeypatch, takes_first):
+    """No sandbox, or tests that do not collect: every session would fail alike. The job records the
+    error for every student once, instead of one failing session a student (or a loop without end)."""
+    from grader.batch import jobs
+
+    calls = []
+
+    def failing_queue(lab, take, **kwargs):
+        calls.append(1)
+        assert len(calls) < 10, "the job keeps starting sessions that fail"
+        if takes_first:
+            take()
+        raise runner.GradingError("the tests of lab ch06 could not be collected")
+
+    monkeypatch.setattr(jobs.runner, "run_queue", failing_queue)
+    out, entries = Outputs(), _class(tmp_path, 7)
+    jobs.grade_entries(labs.get("ch06"), entries, out, jobs=2, on_done=lambda entry, record: None)
+    assert set(out.saved) == {e.student for e in entries}
+    assert all(
+        v == "error: the grader failed: the tests of lab ch06 could not be collected" for v in out.saved.values()
+    )
+    assert len(calls) <= 2  # one a job
+
+
+def test_a_batch_goes_on_after_a_grader_failure_that_graded_someone(tmp_path, monkeypatch):
+    from grader.batch import jobs
+
+    failed_once, graded = [], []
+
+    def queue(lab, take, on_result, **kwargs):
+        while (given := take()) is not None:
+            if graded and not failed_once:  # a session died in a way the kit could not recover from
+                failed_once.append(given[0].student)
+                raise runner.GradingError("a session could not start")
+            graded.append(given[0].student)
+            on_result(given[0], runner.Run([], {"mode": "worker"}, {}))
+
+    monkeypatch.setattr(jobs.runner, "run_queue", queue)
+    monkeypatch.setattr(jobs.grade, "report_for", lambda *args: {})
+    out, entries = Outputs(), _class(tmp_path, 6)
+    jobs.grade_entries(labs.get("ch06"), entries, out, jobs=1, on_done=lambda entry, record: None)
+    assert out.saved[failed_once[0]] == "error: the grader failed: a session could not start"
+    assert [s for s, v in out.saved.items() if v == "graded"] == [
+        e.student for e in entries if e.student != failed_once[0]
+    ]

@@ -40,16 +40,20 @@ def grade_entries(
     failures: list[BaseException] = []
 
     def work(cpu: int | None) -> None:
-        taken: dict[int, Entry] = {}  # given to this job's session and not yet recorded
+        taken: dict[int, Entry] = {}  # handed to this job's session and not yet recorded
         started = [time.perf_counter()]  # a student's time runs from the last one's end (or the job's start)
+        recorded = [0]
 
         def take() -> tuple[Entry, Implementation] | None:
-            try:
-                entry = todo.get_nowait()
-            except queue.Empty:
+            entry = _next_or_none(todo)
+            if entry is None:
                 return None
             taken[id(entry)] = entry
             return entry, Implementation("submission", entry.path)
+
+        def put_back(given: tuple[Entry, Implementation]) -> None:  # a session died before it began this one
+            taken.pop(id(given[0]), None)
+            todo.put(given[0])
 
         def finished(entry: Entry, run: runner.Run) -> None:
             now = time.perf_counter()
@@ -57,19 +61,28 @@ def grade_entries(
             started[0] = now
             record = out.save_graded(entry, document)
             taken.pop(id(entry), None)
+            recorded[0] += 1
             with lock:
                 on_done(entry, record)
 
+        def failed(entry: Entry, exc: runner.GradingError) -> None:
+            if not out.is_current(entry):
+                with lock:
+                    on_done(entry, out.save_status(entry, "error", f"the grader failed: {exc}"[:500]))
+
         try:
             while not todo.empty():
+                before = recorded[0]
                 try:
-                    runner.run_queue(lab, take, isolation="worker", on_result=finished, cpu=cpu)
-                except runner.GradingError as exc:  # the kit failed, not these students: say so, go on
+                    runner.run_queue(lab, take, isolation="worker", on_result=finished, cpu=cpu, put_back=put_back)
+                except runner.GradingError as exc:  # the kit failed, not these students: say so
                     for entry in list(taken.values()):
                         taken.pop(id(entry))
-                        if not out.is_current(entry):
-                            with lock:
-                                on_done(entry, out.save_status(entry, "error", f"the grader failed: {exc}"[:500]))
+                        failed(entry, exc)
+                    started[0] = time.perf_counter()
+                    if recorded[0] == before:  # it graded nobody (no sandbox, tests that do not collect): it
+                        while (entry := _next_or_none(todo)) is not None:  # would fail the same for everyone
+                            failed(entry, exc)
         except BaseException as exc:  # noqa: BLE001 - handed to the main thread, which re-raises it
             failures.append(exc)
 
@@ -85,10 +98,17 @@ def grade_entries(
             while thread.is_alive():
                 thread.join(0.2)  # a short join keeps the main thread responsive to Ctrl-C
     except BaseException:
-        with lock:
-            while not todo.empty():  # no new students; then stop the sessions running now
-                todo.get()
+        while _next_or_none(todo) is not None:  # no new students; then stop the sessions running now
+            pass
         runner.stop_all()
         raise
     if failures:
         raise failures[0]
+
+
+def _next_or_none(todo: queue.SimpleQueue[Entry]) -> Entry | None:
+    """The queue's next student, or None: the jobs' sessions take from it too, so never a blocking get."""
+    try:
+        return todo.get_nowait()
+    except queue.Empty:
+        return None

@@ -20,19 +20,21 @@ from grader.progress import ProgressReader
 
 Given = tuple[object, Implementation]  # the caller's item (its key to the result) and the code to grade
 
-# Submissions one pytest session grades at most. A session starts in about half a second; its
-# process keeps a little of every submission (their results, in-process their modules), so a
-# long queue is graded by a few sessions in turn, each ending with its last submission.
-SESSION_LIMIT = 100
+# Submissions one pytest session grades at most. A session starts in about half a second, but its
+# process keeps a little of every submission (their results; in-process, their modules): with 100 a
+# session, a job's pytest process grew from 66 MiB (a class of 50) to 88 MiB, and a student of 800
+# cost 1.13x one of 50 (make bench, batch suite). 40 is where the chunks of old stopped.
+SESSION_LIMIT = 40
 
 
 class Feed:
     """Submissions from ``take`` (a Given, or None when there are no more) for one session's pipe."""
 
-    def __init__(self, take: Callable[[], Given | None], extra: dict, limit: int | None = None):
-        self.take = take
+    def __init__(self, take: Callable[[], Given | None], extra: dict, limit: int | None = None, ahead: int = 1):
+        self.take = take  # must not block: the session's watch calls it
         self.extra = extra  # added to every entry (stop_at_first_failure)
         self.limit = SESSION_LIMIT if limit is None else limit
+        self.ahead = ahead  # submissions given beyond the one the session is on
         self.given: dict[str, Given] = {}  # by the key the session streams, in the order given
         self.pipe: BinaryIO | None = None
 
@@ -46,7 +48,7 @@ class Feed:
         self._give(started=len(progress.parts) - 1)  # parts: one a submission begun, and None's
 
     def _give(self, started: int) -> None:
-        while self.pipe is not None and len(self.given) <= started:
+        while self.pipe is not None and len(self.given) < started + self.ahead:
             got = self.take() if len(self.given) < self.limit else None
             if got is None:
                 self.close()

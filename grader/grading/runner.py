@@ -209,10 +209,10 @@ def _run_pytest(
     proc = pytest_process.start(_pytest_args(lab, extra), child_env, output, keep_open=feed is not None)
     with _live_lock:
         _live.add(proc)
-    if feed is not None:
-        feed.attach(proc.stdin)
-        on_poll = _feeding(feed, on_poll)
     try:
+        if feed is not None:
+            feed.attach(proc.stdin)
+            on_poll = _feeding(feed, on_poll)
         killed = _watch(proc, progress, test_seconds, budget, run_seconds, on_poll)
     except BaseException:  # Ctrl-C, or the caller's callback failed: leave nothing running
         _kill_group(proc)
@@ -472,17 +472,20 @@ def run_queue(
     on_result: Callable[[object, Run], None],
     stop_at_first_failure: bool = False,
     cpu: int | None = None,
+    put_back: Callable[[Given], None] | None = None,
 ) -> None:
     """Grade the submissions ``take`` hands over, one at a time as a session is ready for the next
-    ((item, Implementation) pairs; None when there are no more), in as few pytest sessions as
-    possible (grader.grading.feed); ``on_result(item, run)`` as soon as each one's result is known.
+    ((item, Implementation) pairs; None when there are no more; it must not block: the session's
+    watch calls it), in as few pytest sessions as possible (grader.grading.feed); ``on_result(item,
+    run)`` as soon as each one's result is known.
 
     Behind the wall (the default) this is safe for any code. In-process, every file runs
     in one test process: only for trusted code, such as the kit's own mutants. Each
     submission has the run_seconds (``timeout``) of a solo run: one that spends them gets
     what ``run_tests`` gives at its deadline. If the session stops otherwise (a hang, a
     crash), the submission it was grading is graded again alone, with ``run_tests``'s
-    recovery, and the next session begins with the ones it was given and did not begin. With
+    recovery, and the ones it was given and did not begin go to ``put_back`` first (a shared queue,
+    for another job to take now), or else begin the next session. With
     ``stop_at_first_failure`` a submission's graded tests after its first failure are skipped (0
     points): only whether it loses a point is known (grader mutants). ``cpu``: the core the
     session keeps to with its worker (a batch job's: grader.wall.cpus); None, the one it starts on.
@@ -502,7 +505,8 @@ def run_queue(
 
     while (first := next_one()) is not None:
         backlog.appendleft(first)
-        feed = Feed(next_one, extra)
+        # A mutant's run ends at its first failure, often within a poll: two ahead, so it never waits.
+        feed = Feed(next_one, extra, ahead=2 if stop_at_first_failure else 1)
         finished: set[str] = set()
 
         def finish(key: str, run: Run, feed=feed, finished=finished) -> None:
@@ -533,15 +537,21 @@ def run_queue(
             raise GradingError(f"the tests of lab {lab.id} could not be collected:\n{run.output[-3000:]}")
         current, stopped = run.progress.current, run.stopped
         spent = stopped.out_of_time if stopped is not None else None
+        begun = set(run.progress.parts) - {None}
+        unbegun = [given for key, given in feed.given.items() if key not in begun]
+        # A session that died before it began any: its first alone, so that every session makes progress.
+        alone = unbegun.pop(0) if not begun and unbegun else None
+        if put_back is not None:  # now, for another job: a regrade alone may take a hang's time again
+            for given in unbegun:
+                put_back(given)
+        else:
+            backlog.extendleft(reversed(unbegun))
         if spent and spent not in finished:  # its run_seconds are over: what a solo run gives at its deadline
             finish(spent, _graded(run.progress, spent, isolation, timeout, in_force, stopped))
         elif spent is None and current is not None and current not in finished:  # a hang or a crash
             finish(current, run_tests(lab, feed.given[current][1], isolation=isolation, timeout=timeout))
-        left = [given for key, given in feed.given.items() if key not in finished]
-        if not finished and left:  # the session graded none: this one alone, so that every session makes progress
-            item, impl = left.pop(0)
-            on_result(item, run_tests(lab, impl, isolation=isolation, timeout=timeout))
-        backlog.extendleft(reversed(left))
+        if alone is not None:
+            on_result(alone[0], run_tests(lab, alone[1], isolation=isolation, timeout=timeout))
 
 
 def _graded(

@@ -3,7 +3,7 @@
 Why our own generator and not mutmut or cosmic-ray: both mutate modules of a package in place and
 run the package's own test command on them (mutmut 3 even rewrites each function into a trampoline
 that its runner switches by an environment variable). Here a mutant must be a whole submission file,
-graded like a student's by the lab's tests behind the wall (grader.grading.runner.run_many), and
+graded like a student's by the lab's tests behind the wall (grader.grading.runner.run_queue), and
 only the code a student writes (the ``# BEGIN SOLUTION`` regions) may change. Their operators are
 also generic (strings, comparisons), not the autodiff bugs below (``.T`` for ``swapaxes``, a
 missing ``keepdims``, ``+=`` for ``=``). So this module keeps a small generator of its own.
