@@ -19,6 +19,7 @@ from grader import labs
 SCALING_SIZES = (50, 100, 200, 400, 800)  # class sizes graded with N jobs: the time must grow linearly
 HIDDEN_SIZE = 100  # students graded with and without the lab's hidden tests, in turns
 HIDDEN_ROUNDS = 2  # one in each order
+IN_PROCESS_SESSION = 40  # students a session grades in-process, the honest students' baseline
 ONE_BY_ONE = 20  # students graded with one `grader run` each, the batch's baseline (the first 20: every kind)
 
 
@@ -208,7 +209,7 @@ def bench_batch(repeat: int, size: int = 200, sizes: tuple[int, ...] = SCALING_S
     comparison of every pair of students' files (similar submissions), and the class report.
 
     One run of each (a run of 200 students is itself an average); the in-process figure
-    grades the honest submissions (trusted code only) in sessions as long as the batch's. Every prefix
+    grades the honest submissions (trusted code only) at their fastest (IN_PROCESS_SESSION). Every prefix
     of the class has about the same mix of kinds (generate_class cycles it every 20 students).
     """
     from grader.grading import runner
@@ -233,10 +234,11 @@ def bench_batch(repeat: int, size: int = 200, sizes: tuple[int, ...] = SCALING_S
             else:
                 prefix = _first(everyone, names[:n], Path(tmp) / f"first{n}")
                 scaling[n], peaks[n] = batch_seconds(prefix, Path(tmp) / f"scaling{n}", jobs)
-        # The same students in-process, in sessions as long as the batch's at most (grader.grading.feed).
+        # The same students in-process, at their fastest: in sessions of IN_PROCESS_SESSION. In-process every
+        # file's module stays loaded, and a session of 100 took 0.37 s a student against 0.33 s with 40.
         started = time.perf_counter()
         chunk = [Implementation("submission", folder / f"{n}.py") for n in honest]
-        runner.run_many(lab, chunk, isolation="in-process")
+        runner.run_many(lab, chunk, isolation="in-process", session_limit=IN_PROCESS_SESSION)
         in_process = (time.perf_counter() - started) / len(honest)
         walled = [json.loads((Path(tmp) / "out1" / "reports" / f"{n}.json").read_text())["duration_s"] for n in honest]
         similar = similarity_seconds(folder, names[:size])

@@ -415,3 +415,17 @@ def test_which_files_are_the_code_under_test(no_orders):
     assert all(Path(p).suffix == ".py" and Path(p).is_relative_to(labs.REFERENCE_DIR) for p in reference)
     queued = Session(impl="ref", selected=Path("/q/../q/bob.py"))
     assert queued.code_under_test_files() == {"/q/bob.py"}  # a queue's current submission, whatever IMPL says
+
+
+def test_a_queue_session_drops_the_reports_pytest_keeps_for_its_summary_after_each_submission():
+    """pytest's terminal reporter keeps every report (three a test) for the summary the grader never reads:
+    a job's session grew by about 0.3 MiB a student with them (71 MiB after 40 students, 63 MiB without)."""
+    from types import SimpleNamespace
+
+    from grader.harness import plugin
+
+    reporter = SimpleNamespace(stats={"passed": [object()] * 270, "failed": [object()] * 3})
+    config = SimpleNamespace(pluginmanager=SimpleNamespace(get_plugin={"terminalreporter": reporter}.get))
+    plugin.drop_kept_reports(config)
+    assert reporter.stats == {}
+    plugin.drop_kept_reports(SimpleNamespace(pluginmanager=SimpleNamespace(get_plugin={}.get)))  # no reporter: nothing

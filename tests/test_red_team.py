@@ -122,7 +122,7 @@ def _check(hostile, tmp_path_factory):
 
 
 def test_a_submission_that_changes_what_it_is_given_cannot_change_the_next_students_grade(tmp_path):
-    """One pytest session grades up to 40 students in turn (a batch job's session), hidden tests included.
+    """One pytest session grades up to 100 students in turn (a batch job's session), hidden tests included.
     The first changes every array and list it is handed, which the wall copies back into the tests'
     own: the next student's report is its report alone."""
     lab = labs.get("ch06")

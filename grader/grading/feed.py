@@ -20,11 +20,11 @@ from grader.progress import ProgressReader
 
 Given = tuple[object, Implementation]  # the caller's item (its key to the result) and the code to grade
 
-# Submissions one pytest session grades at most. A session starts in about half a second, but its
-# process keeps a little of every submission (their results; in-process, their modules): with 100 a
-# session, a job's pytest process grew from 66 MiB (a class of 50) to 88 MiB, and a student of 800
-# cost 1.13x one of 50 (make bench, batch suite). 40 is where the chunks of old stopped.
-SESSION_LIMIT = 40
+# Submissions one pytest session grades at most: a session starts in about half a second, and its
+# process should not grow with the class. What grew (pytest's terminal reporter kept every report,
+# about 0.3 MiB a student) is dropped after each one (grader.harness.plugin); a limit still bounds
+# whatever a later change might keep, and in-process each file's module stays loaded.
+SESSION_LIMIT = 100
 
 
 class Feed:

@@ -440,6 +440,7 @@ def run_many(
     on_result: Callable[[int, Run], None] | None = None,
     stop_at_first_failure: bool = False,
     cpu: int | None = None,
+    session_limit: int | None = None,
 ) -> list[Run]:
     """Grade several submissions in as few pytest sessions as possible (``run_queue``), and return their
     runs in order. ``on_result(index, run)`` is called as soon as each submission's result is known."""
@@ -459,6 +460,7 @@ def run_many(
         on_result=finish,
         stop_at_first_failure=stop_at_first_failure,
         cpu=cpu,
+        session_limit=session_limit,
     )
     return [runs[i] for i in range(len(impls))]
 
@@ -473,6 +475,7 @@ def run_queue(
     stop_at_first_failure: bool = False,
     cpu: int | None = None,
     put_back: Callable[[Given], None] | None = None,
+    session_limit: int | None = None,
 ) -> None:
     """Grade the submissions ``take`` hands over, one at a time as a session is ready for the next
     ((item, Implementation) pairs; None when there are no more; it must not block: the session's
@@ -489,6 +492,7 @@ def run_queue(
     ``stop_at_first_failure`` a submission's graded tests after its first failure are skipped (0
     points): only whether it loses a point is known (grader mutants). ``cpu``: the core the
     session keeps to with its worker (a batch job's: grader.wall.cpus); None, the one it starts on.
+    ``session_limit``: submissions a session grades at most (None: grader.grading.feed.SESSION_LIMIT).
     """
     scratch.sweep_once()
     require_sandbox(isolation)
@@ -506,7 +510,7 @@ def run_queue(
     while (first := next_one()) is not None:
         backlog.appendleft(first)
         # A mutant's run ends at its first failure, often within a poll: two ahead, so it never waits.
-        feed = Feed(next_one, extra, ahead=2 if stop_at_first_failure else 1)
+        feed = Feed(next_one, extra, limit=session_limit, ahead=2 if stop_at_first_failure else 1)
         finished: set[str] = set()
 
         def finish(key: str, run: Run, feed=feed, finished=finished) -> None:

@@ -2,6 +2,7 @@
 
 ``main`` is the process itself (started ahead of its orders by grader.grading.pytest_process);
 ``plugin`` holds the pytest hooks: points, verdicts, the progress stream, a queue of
-submissions (``incoming`` reads them from the orders' pipe); ``state`` is the session's orders and state, read once; ``handles`` is the
-seam a test file holds as ``lab``, answered by ``loader`` in-process or by the wall.
+submissions (``incoming`` reads them from the orders' pipe); ``state`` is the session's orders
+and state, read once; ``handles`` is the seam a test file holds as ``lab``, answered by
+``loader`` in-process or by the wall.
 """
