@@ -508,6 +508,7 @@ def run_queue(
         return backlog.popleft() if backlog else take()
 
     while (first := next_one()) is not None:
+        # Looked at, then left for the feed to hand over: the session's orders name a submission (IMPL).
         backlog.appendleft(first)
         # A mutant's run ends at its first failure, often within a poll: two ahead, so it never waits.
         feed = Feed(next_one, extra, limit=session_limit, ahead=2 if stop_at_first_failure else 1)
