@@ -14,6 +14,7 @@ PARENT_ENV = "LABKIT_PARENT_PID"  # the grader process: the session dies with it
 PROGRESS_ENV = "LABKIT_PROGRESS"  # the file the session streams its progress to
 QUEUE_ENV = "LABKIT_QUEUE"  # set: submissions to grade in turn follow the orders (grader.harness.incoming)
 SANDBOX_LEVEL_ENV = "LABKIT_SANDBOX_LEVEL"  # the sandbox level the grader chose (grader.wall.sandbox.level)
+TIMED_OUT_ENV = "LABKIT_TIMED_OUT"  # set: a test of this submission timed out in an earlier process of its run
 TASK_ENV = "LABKIT_TASK"  # the one task a run grades (`grader run --task`); the others' tests are deselected
 # Not a run's order: set by `make bench` for every process it starts (grader.wall.profile).
 WALL_PROFILE_ENV = "LABKIT_WALL_PROFILE"  # a file each wall session appends where its time went to
@@ -30,5 +31,6 @@ RUN_ENV = frozenset(
         QUEUE_ENV,
         SANDBOX_LEVEL_ENV,
         TASK_ENV,
+        TIMED_OUT_ENV,
     }
 )

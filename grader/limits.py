@@ -10,7 +10,7 @@ limits in force (``in_force``) are written into every report and batch record.
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields, replace
 
 HOUR = 3600
 # The worker imports numpy before its limits apply, and every test's child inherits that
@@ -68,6 +68,16 @@ class Limits:
     output_kb: int = _limit(1024, 1, 1024 * 1024, "KiB")  # what the code under test may print or write
     processes: int = _limit(32, 1, 1024)  # processes of the unprivileged user (only where children run as one)
     import_seconds: float = _limit(10.0, **SECONDS)  # for importing the submission
+    # Once a test of a submission has timed out, each later test of its run may take this long (at most
+    # test_seconds): a loop that never ends in an operation every test calls (backward()) would otherwise
+    # cost every test the full limit, and the whole run its run_seconds.
+    test_seconds_after_timeout: float = _limit(2.0, **SECONDS)
+
+    def after_a_timeout(self) -> Limits:
+        """The limits of the tests that follow one that timed out: each test and each call at most
+        ``test_seconds_after_timeout`` (the CPU limit, in whole seconds, stays: the clock stops a loop first)."""
+        short = min(self.test_seconds, self.test_seconds_after_timeout)
+        return replace(self, test_seconds=short, call_seconds=min(self.call_seconds, short))
 
     @classmethod
     def from_lab(cls, limits: dict) -> Limits:

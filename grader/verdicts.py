@@ -190,6 +190,15 @@ def test_timeout_message(limit_s: float | str, running: str = "") -> str:
     return f"timeout: the test ran longer than its limit of {float(limit_s):g} s{stuck}"
 
 
+AFTER_A_TIMEOUT = " (an earlier test timed out: each test after it has this shorter limit, test_seconds_after_timeout)"
+
+
+def after_an_earlier_timeout(message: str) -> str:
+    """A timeout of a test that ran after another test of the same submission had timed out: its limit was
+    the shorter one (grader.limits.Limits.after_a_timeout), and the message says why."""
+    return clip(message, AFTER_A_TIMEOUT)
+
+
 def not_in_this_run(task_title: str) -> str:
     """A test of another task than the one a run graded (`grader run --task`)."""
     return f"not run: this run graded only {task_title}"

@@ -14,6 +14,7 @@ from click.testing import CliRunner
 from grader import labs, verdicts
 from grader.cli import main
 from grader.grading import runner
+from grader.implementation import Implementation
 from tests.mutation import reference_source
 
 KIT_ROOT = labs.KIT_ROOT
@@ -237,6 +238,56 @@ def test_limits_can_be_lowered_from_the_command_line(tmp_path):
     result, report = grade_file(tmp_path, "spins.py", source, "--limit", "test_seconds=1", "--limit", "cpu_seconds=1")
     spun = [t for t in report["tests"] if t["id"] == "test_value_unary_functions[exp]"][0]
     assert spun["outcome"] == "timeout" and "1 s" in spun["message"], spun
+
+
+EXP = 'out = Value(math.exp(self.data), (self,), "exp")'
+SPINS = {
+    "spins": "while True: pass",
+    # A loop in C, where no signal reaches Python code: in-process only the runner's watchdog stops it, by
+    # killing the test process (the tests left then run in a fresh one, told that a test timed out).
+    "in_c": "sum(range(10**15))",
+}
+
+
+@pytest.mark.parametrize("loop", list(SPINS))
+def test_after_a_timeout_each_later_test_has_the_shorter_limit_in_both_modes(tmp_path, monkeypatch, loop):
+    """A loop that never ends in an operation many tests call costs the first of them test_seconds, and
+    each later one test_seconds_after_timeout: every test still gets its verdict, the same in both modes."""
+    monkeypatch.setattr(runner, "HANG_GRACE_SECONDS", 0.5)  # the watchdog's margin past a test's limit
+    source = reference_source("ch06").replace(EXP, SPINS[loop])
+    limits = ["--limit", "test_seconds=1.5", "--limit", "test_seconds_after_timeout=0.5"]
+    outcomes = {}
+    for isolation in ("worker", "in-process"):
+        _, report = grade_file(tmp_path, f"{loop}.py", source, "--task", "value", "--isolation", isolation, *limits)
+        assert report["limits"]["test_seconds_after_timeout"] == 0.5
+        value = [t for t in report["tests"] if t["task"] == "value"]
+        timeouts = [t for t in value if t["outcome"] == "timeout"]
+        first, later = timeouts[0], timeouts[1:]
+        assert first["id"] == "test_value_unary_functions[exp]", timeouts
+        assert "its limit of 1.5 s" in first["message"] and "earlier test timed out" not in first["message"], first
+        if loop == "in_c" and isolation == "in-process":  # the watchdog's words: it knows no line
+            assert "it was running" not in first["message"] + later[0]["message"], timeouts
+        assert len(later) >= 3, timeouts  # [chain], the node used twice, the random graphs, the hidden test
+        for test in later:
+            assert "its limit of 0.5 s" in test["message"], test
+            assert "an earlier test timed out" in test["message"] and "test_seconds_after_timeout" in test["message"]
+        assert {t["outcome"] for t in value} == {"passed", "timeout"}, value  # none left unrun
+        outcomes[isolation] = {t["id"]: t["outcome"] for t in value}
+    assert outcomes["worker"] == outcomes["in-process"]
+
+
+def test_the_shorter_limit_after_a_timeout_is_each_submissions_own_in_a_queue(tmp_path):
+    """A batch job's session grades the next student with the lab's limits, whatever the last one did."""
+    spins = tmp_path / "spins.py"
+    spins.write_text(reference_source("ch06").replace(EXP, SPINS["spins"]))
+    lab = dataclasses.replace(
+        labs.get("ch06"), limits={**labs.get("ch06").limits, "test_seconds": 1.5, "test_seconds_after_timeout": 0.5}
+    )
+    runs = runner.run_many(lab, [Implementation("submission", spins)] * 2, isolation="worker")
+    for run in runs:
+        timeouts = [r for r in run.results if r.outcome == "timeout"]
+        assert timeouts[0].id == "test_value_unary_functions[exp]" and "its limit of 1.5 s" in timeouts[0].message
+        assert all("its limit of 0.5 s" in r.message for r in timeouts[1:]) and len(timeouts) > 1
 
 
 def test_plain_pytest_reads_impl_from_the_environment():

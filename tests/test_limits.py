@@ -17,7 +17,7 @@ from tests.mutation import reference_source
 
 NAMES = (
     "the limits are test_seconds, call_seconds, cpu_seconds, memory_mb, output_kb, processes, import_seconds, "
-    "run_seconds"
+    "test_seconds_after_timeout, run_seconds"
 )
 
 
@@ -241,6 +241,7 @@ def test_the_report_holds_every_limit_in_force(tmp_path):
         "output_kb": 1024,
         "processes": 32,  # the default: ch06's lab.toml does not set it
         "import_seconds": 10.0,
+        "test_seconds_after_timeout": 2.0,
         "run_seconds": 300.0,
     }
 

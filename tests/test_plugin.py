@@ -362,6 +362,7 @@ def test_the_session_reads_every_order(no_orders, tmp_path):
         env.SANDBOX_LEVEL_ENV: "kernel",
         env.TASK_ENV: "value",
         env.CPU_ENV: "1",
+        env.TIMED_OUT_ENV: "1",
     }
     assert set(orders) == env.RUN_ENV  # a new variable of grader.env needs a line here
     for name, value in orders.items():
@@ -377,6 +378,7 @@ def test_the_session_reads_every_order(no_orders, tmp_path):
     assert session.sandbox_level == "kernel"
     assert session.task == "value"
     assert session.cpu == 1
+    assert session.timed_out is True
     assert session.code_under_test_files() == {str((tmp_path / "alice.py").resolve())}
 
 

@@ -361,10 +361,13 @@ def test_live_lines_say_each_task_when_its_tests_end_and_a_test_that_runs_long()
     poll("test_t")
     assert said[2:] == [aligned("Task 1: Value", "1 of 2 passed        1/3")]
     poll("test_t", 2.9)  # a new test: its own clock
+    assert said[3:] == []
+    poll("test_t", 0.2)  # test_w timed out: the tests after it have the shorter limit (grader.limits)
+    assert said[3:] == ["  ... test_t is still running (3 s; its limit is 2 s)"]
     done["test_t"] = result("test_t", "tensor", "passed", 1)
     poll(None)
     poll(None, 30)
-    assert said[3:] == [aligned("Task 2: Tensor", "1 of 1 passed        1/1")]  # once, and nothing after
+    assert said[4:] == [aligned("Task 2: Tensor", "1 of 1 passed        1/1")]  # once, and nothing after
 
 
 def test_live_lines_keep_the_tables_order_when_a_later_task_ends_first():
@@ -473,12 +476,14 @@ HANGING = [
 def test_a_hanging_test_is_said_to_run_while_it_runs_and_each_task_as_it_ends(tmp_path):
     submission = hanging_submission(tmp_path)
     args = [GRADER, "run", "--lab", "ch06", "--submission", str(submission), "--isolation", "in-process"]
-    lines, ended, status = follow_lines([*args, "--limit", "test_seconds=4"], env=CLEAN_ENV)
+    limits = ["--limit", "test_seconds=4", "--limit", "test_seconds_after_timeout=3.5"]
+    lines, ended, status = follow_lines([*args, *limits], env=CLEAN_ENV)
     assert status == 1, lines
     text = [line for _, line in lines]
     running = [i for i, line in enumerate(text) if "still running" in line]
-    assert [text[i] for i in running] == [
-        f"  ... {test} is still running (3 s; its limit is 4 s)" for test in HANGING
+    # After the first timeout, each test has the shorter limit, and the line says so.
+    assert [text[i] for i in running] == [f"  ... {HANGING[0]} is still running (3 s; its limit is 4 s)"] + [
+        f"  ... {test} is still running (3 s; its limit is 3.5 s)" for test in HANGING[1:]
     ], text
     task_1 = next(i for i, line in enumerate(text) if line.startswith("Task 1: Value, the scalar engine "))
     total = text.index("Total: 114.5/120  (86 passed, 4 timeout)")
@@ -495,7 +500,8 @@ def test_make_lab_shows_the_lines_as_they_come_and_grades_one_task(tmp_path):
     assert status == 1, lines
     text = [line for _, line in lines]
     running = [i for i, line in enumerate(text) if "still running" in line]
-    assert [text[i] for i in running] == [f"  ... {test} is still running (3 s; its limit is 10 s)" for test in HANGING]
+    # The tests after the first timeout stop at 2 s (test_seconds_after_timeout), before a line is due.
+    assert [text[i] for i in running] == [f"  ... {HANGING[0]} is still running (3 s; its limit is 10 s)"], text
     total = next(
         i for i, line in enumerate(text) if line.startswith("Total for Task 1: Value, the scalar engine only:")
     )

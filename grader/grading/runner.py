@@ -41,6 +41,7 @@ from grader.env import (
     QUEUE_ENV,
     SANDBOX_LEVEL_ENV,
     TASK_ENV,
+    TIMED_OUT_ENV,
 )
 from grader.grading import pytest_process, scratch
 from grader.grading.feed import Feed, Given
@@ -154,8 +155,9 @@ def _result_from_event(test: dict, event: dict) -> TestResult:
     )
 
 
-def _test_seconds(lab: Lab, isolation: str) -> float:
-    """How long one test may run before pytest-timeout (in-process) or the watchdog (both) stops it.
+def _test_seconds(lab: Lab, isolation: str, after_a_timeout: bool = False) -> float:
+    """How long one test may run before pytest-timeout (in-process) or the watchdog (both) stops it;
+    in-process, shorter once a test of the submission has timed out (``after_a_timeout``).
 
     Behind the wall the worker enforces the lab's limits itself; these are only a
     backstop for the trusted side, so they leave room for an import and a fresh worker.
@@ -163,7 +165,7 @@ def _test_seconds(lab: Lab, isolation: str) -> float:
     wall = limits.Limits.from_lab(lab.limits)
     if isolation == "worker":
         return 2 * wall.test_seconds + wall.import_seconds + 10
-    return wall.test_seconds
+    return wall.after_a_timeout().test_seconds if after_a_timeout else wall.test_seconds
 
 
 @dataclass
@@ -202,6 +204,15 @@ def _run_pytest(
     or a submission its ``budget`` (``run_seconds``, or what is left of it). A queue session reads its
     submissions from ``feed``, which follows the stream."""
     test_seconds = _test_seconds(lab, isolation)
+    already_timed_out = bool(env.get(TIMED_OUT_ENV))
+
+    def limit_now(part: Part) -> tuple[float, bool]:
+        """The running test's limit, and whether it is the shorter one: in-process, once a test of the
+        submission timed out (behind the wall the watchdog's is a backstop, the same for every test)."""
+        timed_out = already_timed_out or any(e.get("outcome") == "timeout" for e in part.results.values())
+        shorter = timed_out and isolation != "worker"
+        return (_test_seconds(lab, isolation, True), True) if shorter else (test_seconds, False)
+
     progress = ProgressReader(tmp / "progress.jsonl")
     extra = [f"--timeout={test_seconds:g}", "--timeout-method=signal", *extra]
     output = tmp / "pytest.out"
@@ -213,7 +224,7 @@ def _run_pytest(
         if feed is not None:
             feed.attach(proc.stdin)
             on_poll = _feeding(feed, on_poll)
-        killed = _watch(proc, progress, test_seconds, budget, run_seconds, on_poll)
+        killed = _watch(proc, progress, limit_now, budget, run_seconds, on_poll)
     except BaseException:  # Ctrl-C, or the caller's callback failed: leave nothing running
         _kill_group(proc)
         raise
@@ -249,13 +260,15 @@ def _feeding(feed: Feed, on_poll: Callable[[ProgressReader], None] | None) -> Ca
 def _watch(
     proc: subprocess.Popen,
     progress: ProgressReader,
-    test_seconds: float,
+    limit_now: Callable[[Part], tuple[float, bool]],
     budget: float,
     run_seconds: float,
     on_poll: Callable[[ProgressReader], None] | None,
 ) -> tuple[str, str | None] | None:
-    """Follow the stream until pytest exits; kill it on a hung test or a spent budget, and say why:
-    (the reason, and for a spent budget the submission that spent it: "" for a lone one).
+    """Follow the stream until pytest exits; kill it on a hung test (``limit_now``: the running test's
+    limit, given its submission's part of the stream, and whether it is the shorter one after a timeout)
+    or a spent budget, and say why: (the reason, and for a spent budget the submission that spent it: ""
+    for a lone one).
 
     The budget runs from when the session turned to the submission it is on: for a lone
     submission, from the start; in a queue, from its ``submission`` event, so that each
@@ -279,8 +292,10 @@ def _watch(
         if progress.current != turned[0]:
             turned = (progress.current, now)
         killed = None
+        test_seconds, shorter = limit_now(progress.part)
         if running and now - last[1] > test_seconds + HANG_GRACE_SECONDS:
-            killed = (verdicts.test_timeout_message(test_seconds), None)
+            message = verdicts.test_timeout_message(test_seconds)
+            killed = (verdicts.after_an_earlier_timeout(message) if shorter else message, None)
         elif now - turned[1] > budget:
             killed = (verdicts.tests_out_of_time(run_seconds), turned[0] or "")
         if killed is not None:
@@ -390,6 +405,8 @@ def run_tests(
             break
         nodeids = {t["id"]: t["nodeid"] for t in collected or []}
         deselect = [arg for i in done for arg in ("--deselect", nodeids[i])]
+        if any(r.outcome == "timeout" for r in done.values()):  # the tests left have the shorter limit
+            orders[TIMED_OUT_ENV] = "1"
         with scratch.temporary("run") as tmp:
             run = _run_pytest(
                 lab,

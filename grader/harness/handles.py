@@ -98,7 +98,7 @@ class RemoteLab(LabHandle):
                 raise SubmissionError("the reference is graded in-process; the wall is for submission files")
             if not path.is_file():
                 raise verdicts.no_file(path.name)
-            self.session.wall = WallSession(self.lab, path, self._limits(), box=self.sandbox())
+            self.session.wall = WallSession(self.lab, path, self.session.test_limits(self.lab), box=self.sandbox())
         return self.session.wall
 
     def _limits(self):

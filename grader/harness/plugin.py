@@ -21,6 +21,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import pytest_timeout
 
 from grader import labs, verdicts
 from grader.harness import handles, incoming, state
@@ -189,6 +190,17 @@ def pytest_runtest_setup(item):
         pytest.skip("not run: an earlier test of this submission failed")
 
 
+@pytest.hookimpl(tryfirst=True, optionalhook=True)
+def pytest_timeout_set_timer(item, settings):
+    """In-process, once a test of the submission has timed out, pytest-timeout stops each later test at the
+    shorter limit (behind the wall the wall's session does, and pytest-timeout is only the trusted side's backstop)."""
+    grading = item.config.stash[state.SESSION_KEY]
+    if not grading.timed_out or grading.behind_the_wall or grading.lab_id is None or not settings.timeout:
+        return None
+    short = grading.test_limits(grading.lab(grading.lab_id)).test_seconds
+    return pytest_timeout.pytest_timeout_set_timer(item, settings._replace(timeout=min(settings.timeout, short)))
+
+
 @pytest.hookimpl(trylast=True)
 def pytest_runtest_teardown(item, nextitem):
     if graded_info(item) is not None:
@@ -267,6 +279,10 @@ def pytest_runtest_makereport(item, call):
     elif call.excinfo is not None:
         grading = item.config.stash[state.SESSION_KEY]
         verdict = verdicts.classify(call.excinfo.value, info["hint"], grading.code_under_test_files())
+        if verdict["outcome"] == "timeout":
+            if grading.timed_out:
+                verdict = {**verdict, "message": verdicts.after_an_earlier_timeout(verdict["message"])}
+            grading.a_test_timed_out()
         item.stash[_verdict_key] = verdict
         if not grading.for_the_grader and report.longrepr is not None:
             report.longrepr = VerdictAbove(verdict, report.longrepr)

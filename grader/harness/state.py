@@ -30,7 +30,9 @@ from grader.env import (
     QUEUE_ENV,
     SANDBOX_LEVEL_ENV,
     TASK_ENV,
+    TIMED_OUT_ENV,
 )
+from grader.limits import Limits
 
 SESSION_KEY = pytest.StashKey["Session"]()
 
@@ -57,6 +59,9 @@ class Session:
     stop_at_first_failure: bool = False  # the queue entry being graded asks to skip its tests after a failure
     submission_failed: bool = False  # a graded test of that submission has failed
     wall: object | None = None  # the wall session of the submission being graded (grader.wall.session)
+    # A test of the submission being graded timed out: the tests after it have the shorter limit
+    # (grader.limits.Limits.after_a_timeout). Ordered by the grader for a run's fresh process after a hang.
+    timed_out: bool = False
 
     @classmethod
     def from_environment(cls) -> Session:
@@ -72,6 +77,7 @@ class Session:
             parent=int(env[PARENT_ENV]) if env.get(PARENT_ENV) else None,
             task=env.get(TASK_ENV) or None,
             cpu=int(env[CPU_ENV]) if env.get(CPU_ENV, "").isdigit() else None,
+            timed_out=bool(env.get(TIMED_OUT_ENV)),
         )
 
     @property
@@ -93,6 +99,7 @@ class Session:
     def select(self, path: Path) -> None:
         """Aim every lab handle at the submission ``path`` (a queue's next one)."""
         self.selected = path
+        self.timed_out = False
         for handle in self.handles:
             handle.select(path)
 
@@ -105,6 +112,17 @@ class Session:
         if self.impl == "mine":
             return {str(p) for p in labs.LABS_DIR.glob("*/starter.py")}
         return {str(Path(self.impl).resolve())}
+
+    def test_limits(self, lab: labs.Lab) -> Limits:
+        """The limits of the next test of ``lab``: the lab's, or shorter once a test of this submission timed out."""
+        chosen = Limits.from_lab(lab.limits)
+        return chosen.after_a_timeout() if self.timed_out else chosen
+
+    def a_test_timed_out(self) -> None:
+        """A test of the submission being graded timed out: the tests after it get the shorter limit."""
+        if not self.timed_out and self.wall is not None:
+            self.wall.limits = self.wall.limits.after_a_timeout()
+        self.timed_out = True
 
     # -- the wall ---------------------------------------------------------------------------
     def sync(self) -> None:

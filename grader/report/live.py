@@ -39,7 +39,7 @@ class Live:
         self.color = color
         self.echo = echo
         self.clock = clock
-        self.test_seconds = limits.Limits.from_lab(lab.limits).test_seconds
+        self.limits = limits.Limits.from_lab(lab.limits)
         self.printed = 0  # how many of the run's tasks have their line
         self.running: str | None = None
         self.since = 0.0  # when the test running now started (as far as the stream says)
@@ -47,7 +47,9 @@ class Live:
 
     def __call__(self, progress: Progress) -> None:
         self._tasks_done(progress)
-        self._still_running(progress.running)
+        timed_out = any(result.outcome == "timeout" for result in progress.done.values())
+        in_force = self.limits.after_a_timeout() if timed_out else self.limits
+        self._still_running(progress.running, in_force.test_seconds)
 
     def _tasks_done(self, progress: Progress) -> None:
         tasks = [task for task in self.lab.tasks if any(t["task"] == task.id for t in progress.tests)]
@@ -59,7 +61,8 @@ class Live:
             self.echo(task_line(task_summary(task, [progress.done[i] for i in ids]), color=self.color))
             self.printed += 1
 
-    def _still_running(self, running: str | None) -> None:
+    def _still_running(self, running: str | None, test_seconds: float) -> None:
+        """A line for a test still running after FIRST_SECONDS, then every EVERY_SECONDS, with its limit."""
         now = self.clock()
         if running != self.running:
             self.running, self.since, self.said = running, now, 0
@@ -70,5 +73,5 @@ class Live:
         if spent >= FIRST_SECONDS + self.said * EVERY_SECONDS:
             self.said += 1
             self.echo(
-                f"  ... {for_terminal(running)} is still running ({spent:.0f} s; its limit is {self.test_seconds:g} s)"
+                f"  ... {for_terminal(running)} is still running ({spent:.0f} s; its limit is {test_seconds:g} s)"
             )
