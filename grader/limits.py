@@ -74,10 +74,10 @@ class Limits:
     test_seconds_after_timeout: float = _limit(2.0, **SECONDS)
 
     def after_a_timeout(self) -> Limits:
-        """The limits of the tests that follow one that timed out: each test and each call at most
-        ``test_seconds_after_timeout`` (the CPU limit, in whole seconds, stays: the clock stops a loop first)."""
-        short = min(self.test_seconds, self.test_seconds_after_timeout)
-        return replace(self, test_seconds=short, call_seconds=min(self.call_seconds, short))
+        """The limits of the tests that follow one that timed out: each test at most
+        ``test_seconds_after_timeout`` of wall clock (a call within it too). The others stay: a fresh
+        worker's import keeps ``import_seconds``, and the CPU limit, whole seconds, is reached after the clock's."""
+        return replace(self, test_seconds=min(self.test_seconds, self.test_seconds_after_timeout))
 
     @classmethod
     def from_lab(cls, limits: dict) -> Limits:

@@ -16,6 +16,7 @@ pytest.
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -38,8 +39,10 @@ class Stream:
     def collected(self, tests: list[dict]) -> None:
         self._emit({"event": "collected", "tests": tests})
 
-    def start(self, test: str) -> None:
-        self._emit({"event": "start", "id": test})
+    def start(self, test: str, seconds: float | None = None) -> None:
+        """A test starts; ``seconds``: its time limit, when it is not the lab's (the shorter one after a timeout)."""
+        event = {"event": "start", "id": test}
+        self._emit(event if seconds is None else {**event, "seconds": seconds})
 
     def result(self, test: str, duration_s: float, verdict: dict) -> None:
         self._emit({"event": "result", "id": test, "duration_s": duration_s, **verdict})
@@ -67,6 +70,7 @@ class Part:
     """One submission's share of a run (the only share, outside a queue)."""
 
     started: list[str] = field(default_factory=list)  # test ids, in order
+    limits: dict[str, float] = field(default_factory=dict)  # test id -> its time limit, when not the lab's
     results: dict[str, dict] = field(default_factory=dict)  # test id -> the plugin's verdict
     isolation: dict | None = None  # behind the wall: the sandbox's level and what the kernel enforced
     done: bool = False
@@ -109,6 +113,9 @@ class ProgressReader:
             self.parts[str(event["key"])].done = True
         elif kind == "start":
             self.part.started.append(event["id"])
+            seconds = event.get("seconds")
+            if type(seconds) in (int, float) and 0 < seconds < math.inf:
+                self.part.limits[event["id"]] = float(seconds)
         elif kind == "result":
             self.part.results[event["id"]] = event
         elif kind == "finished":

@@ -155,9 +155,9 @@ def _result_from_event(test: dict, event: dict) -> TestResult:
     )
 
 
-def _test_seconds(lab: Lab, isolation: str, after_a_timeout: bool = False) -> float:
-    """How long one test may run before pytest-timeout (in-process) or the watchdog (both) stops it;
-    in-process, shorter once a test of the submission has timed out (``after_a_timeout``).
+def _test_seconds(lab: Lab, isolation: str) -> float:
+    """How long one test may run before pytest-timeout (in-process) or the watchdog (both) stops it (in-process,
+    the plugin's stream gives a test its shorter limit after a timeout: grader.harness.plugin).
 
     Behind the wall the worker enforces the lab's limits itself; these are only a
     backstop for the trusted side, so they leave room for an import and a fresh worker.
@@ -165,7 +165,7 @@ def _test_seconds(lab: Lab, isolation: str, after_a_timeout: bool = False) -> fl
     wall = limits.Limits.from_lab(lab.limits)
     if isolation == "worker":
         return 2 * wall.test_seconds + wall.import_seconds + 10
-    return wall.after_a_timeout().test_seconds if after_a_timeout else wall.test_seconds
+    return wall.test_seconds
 
 
 @dataclass
@@ -204,14 +204,12 @@ def _run_pytest(
     or a submission its ``budget`` (``run_seconds``, or what is left of it). A queue session reads its
     submissions from ``feed``, which follows the stream."""
     test_seconds = _test_seconds(lab, isolation)
-    already_timed_out = bool(env.get(TIMED_OUT_ENV))
 
-    def limit_now(part: Part) -> tuple[float, bool]:
-        """The running test's limit, and whether it is the shorter one: in-process, once a test of the
-        submission timed out (behind the wall the watchdog's is a backstop, the same for every test)."""
-        timed_out = already_timed_out or any(e.get("outcome") == "timeout" for e in part.results.values())
-        shorter = timed_out and isolation != "worker"
-        return (_test_seconds(lab, isolation, True), True) if shorter else (test_seconds, False)
+    def limit_now(part: Part, running: str) -> tuple[float, bool]:
+        """The running test's limit, and whether it is the shorter one after a timeout: in-process the plugin
+        says it when the test starts (behind the wall the watchdog's is a backstop, the same for every test)."""
+        seconds = part.limits.get(running) if isolation != "worker" else None
+        return (seconds, True) if seconds is not None and seconds < test_seconds else (test_seconds, False)
 
     progress = ProgressReader(tmp / "progress.jsonl")
     extra = [f"--timeout={test_seconds:g}", "--timeout-method=signal", *extra]
@@ -260,13 +258,13 @@ def _feeding(feed: Feed, on_poll: Callable[[ProgressReader], None] | None) -> Ca
 def _watch(
     proc: subprocess.Popen,
     progress: ProgressReader,
-    limit_now: Callable[[Part], tuple[float, bool]],
+    limit_now: Callable[[Part, str], tuple[float, bool]],
     budget: float,
     run_seconds: float,
     on_poll: Callable[[ProgressReader], None] | None,
 ) -> tuple[str, str | None] | None:
     """Follow the stream until pytest exits; kill it on a hung test (``limit_now``: the running test's
-    limit, given its submission's part of the stream, and whether it is the shorter one after a timeout)
+    limit, given its submission's part of the stream and its id, and whether it is the shorter one after a timeout)
     or a spent budget, and say why: (the reason, and for a spent budget the submission that spent it: ""
     for a lone one).
 
@@ -292,7 +290,7 @@ def _watch(
         if progress.current != turned[0]:
             turned = (progress.current, now)
         killed = None
-        test_seconds, shorter = limit_now(progress.part)
+        test_seconds, shorter = limit_now(progress.part, running) if running else (0.0, False)
         if running and now - last[1] > test_seconds + HANG_GRACE_SECONDS:
             message = verdicts.test_timeout_message(test_seconds)
             killed = (verdicts.after_an_earlier_timeout(message) if shorter else message, None)

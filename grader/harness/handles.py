@@ -38,6 +38,10 @@ class LabHandle:
     def close(self) -> None:
         """Release what the handle started (at the end of the session)."""
 
+    def imported(self) -> bool:
+        """Whether the code under test was imported in this process (or failed to be): behind the wall it never is."""
+        return True
+
 
 class LabUnderTest(LabHandle):
     """The lab's public names from the implementation loaded in this process, on first use."""
@@ -51,6 +55,9 @@ class LabUnderTest(LabHandle):
         super().select(path)
         self._module = None
         self._failure = None
+
+    def imported(self) -> bool:
+        return self._module is not None or self._failure is not None
 
     def _load(self):
         if self._failure is not None:
@@ -98,7 +105,9 @@ class RemoteLab(LabHandle):
                 raise SubmissionError("the reference is graded in-process; the wall is for submission files")
             if not path.is_file():
                 raise verdicts.no_file(path.name)
-            self.session.wall = WallSession(self.lab, path, self.session.test_limits(self.lab), box=self.sandbox())
+            self.session.wall = WallSession(self.lab, path, self._limits(), box=self.sandbox())
+            if self.session.timed_out:  # a fresh process after a hang (grader.env.TIMED_OUT_ENV)
+                self.session.wall.after_a_timeout()
         return self.session.wall
 
     def _limits(self):

@@ -26,6 +26,7 @@ import pytest_timeout
 from grader import labs, verdicts
 from grader.harness import handles, incoming, state
 from grader.harness.module_data import ModuleData
+from grader.limits import Limits
 from grader.progress import Stream
 
 PR_SET_PDEATHSIG = 1  # linux/prctl.h
@@ -33,6 +34,9 @@ PR_SET_PDEATHSIG = 1  # linux/prctl.h
 _verdict_key = pytest.StashKey[dict]()
 _duration_key = pytest.StashKey[float]()
 _stream_key = pytest.StashKey[Stream]()
+_shorter_limit_key = pytest.StashKey[
+    "float | None"
+]()  # in-process: the shorter limit this test ran under, after a timeout
 _collected_key = pytest.StashKey[list]()  # every test collected, before an order to grade one task deselected some
 
 
@@ -162,11 +166,11 @@ def _exception_line(excinfo) -> str:
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_protocol(item, nextitem):
-    for key in (_verdict_key, _duration_key):  # a queue runs every test once per submission
+    for key in (_verdict_key, _duration_key, _shorter_limit_key):  # a queue runs every test once per submission
         if key in item.stash:
             del item.stash[key]
     stream = _stream(item.config)
-    stream.start(test_id(item))
+    stream.start(test_id(item), _shorter_limit(item))
     yield
     if graded_info(item) is not None:
         verdict = item.stash.get(_verdict_key, None) or verdicts.PASSED
@@ -190,14 +194,36 @@ def pytest_runtest_setup(item):
         pytest.skip("not run: an earlier test of this submission failed")
 
 
+def _shorter_limit(item) -> float | None:
+    """In-process, the shorter time limit of a test that runs after one of the submission's timed out; None for
+    the lab's own. Behind the wall the wall's session applies it (and pytest-timeout is only the trusted side's
+    backstop); a test that imports the code under test keeps the lab's limit, as the wall's import has its own.
+    Decided once a test, when it starts (the stream says it, for the runner's watchdog)."""
+    if _shorter_limit_key in item.stash:
+        return item.stash[_shorter_limit_key]
+    grading = item.config.stash[state.SESSION_KEY]
+    short = None
+    if grading.timed_out and not grading.behind_the_wall and grading.lab_id is not None and not _imports_code(item):
+        chosen = Limits.from_lab(grading.lab(grading.lab_id).limits)
+        if chosen.after_a_timeout().test_seconds < chosen.test_seconds:
+            short = chosen.after_a_timeout().test_seconds
+    item.stash[_shorter_limit_key] = short
+    return short
+
+
+def _imports_code(item) -> bool:
+    """In-process, whether the test will import the code under test: its module's lab handle has not yet."""
+    module = getattr(item, "module", None)
+    found = [v for v in vars(module).values() if isinstance(v, handles.LabHandle)] if module is not None else []
+    return any(not handle.imported() for handle in found)
+
+
 @pytest.hookimpl(tryfirst=True, optionalhook=True)
 def pytest_timeout_set_timer(item, settings):
-    """In-process, once a test of the submission has timed out, pytest-timeout stops each later test at the
-    shorter limit (behind the wall the wall's session does, and pytest-timeout is only the trusted side's backstop)."""
-    grading = item.config.stash[state.SESSION_KEY]
-    if not grading.timed_out or grading.behind_the_wall or grading.lab_id is None or not settings.timeout:
+    """pytest-timeout's timer, at the shorter limit after a timeout (``_shorter_limit``)."""
+    short = _shorter_limit(item)
+    if short is None or not settings.timeout:
         return None
-    short = grading.test_limits(grading.lab(grading.lab_id)).test_seconds
     return pytest_timeout.pytest_timeout_set_timer(item, settings._replace(timeout=min(settings.timeout, short)))
 
 
@@ -279,8 +305,8 @@ def pytest_runtest_makereport(item, call):
     elif call.excinfo is not None:
         grading = item.config.stash[state.SESSION_KEY]
         verdict = verdicts.classify(call.excinfo.value, info["hint"], grading.code_under_test_files())
-        if verdict["outcome"] == "timeout":
-            if grading.timed_out:
+        if verdict["outcome"] == "timeout" and grading.lab_id is not None:  # a grading run's (its orders name the lab)
+            if item.stash.get(_shorter_limit_key, None) is not None:  # in-process: pytest-timeout's shorter timer
                 verdict = {**verdict, "message": verdicts.after_an_earlier_timeout(verdict["message"])}
             grading.a_test_timed_out()
         item.stash[_verdict_key] = verdict

@@ -32,7 +32,6 @@ from grader.env import (
     TASK_ENV,
     TIMED_OUT_ENV,
 )
-from grader.limits import Limits
 
 SESSION_KEY = pytest.StashKey["Session"]()
 
@@ -113,15 +112,10 @@ class Session:
             return {str(p) for p in labs.LABS_DIR.glob("*/starter.py")}
         return {str(Path(self.impl).resolve())}
 
-    def test_limits(self, lab: labs.Lab) -> Limits:
-        """The limits of the next test of ``lab``: the lab's, or shorter once a test of this submission timed out."""
-        chosen = Limits.from_lab(lab.limits)
-        return chosen.after_a_timeout() if self.timed_out else chosen
-
     def a_test_timed_out(self) -> None:
         """A test of the submission being graded timed out: the tests after it get the shorter limit."""
         if not self.timed_out and self.wall is not None:
-            self.wall.limits = self.wall.limits.after_a_timeout()
+            self.wall.after_a_timeout()
         self.timed_out = True
 
     # -- the wall ---------------------------------------------------------------------------

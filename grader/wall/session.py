@@ -176,6 +176,8 @@ class Channel:
             message = f"timeout: {what} used more than the CPU limit of {limits.cpu_seconds} s"
         elif self.deadline - time.monotonic() <= 0:
             message = verdicts.test_timeout_message(limits.test_seconds, what)
+            if self.session.shortened:
+                message = verdicts.after_an_earlier_timeout(message)
         else:
             message = f"timeout: {what} did not finish within the per-call limit of {limits.call_seconds:g} s"
         self.failure = WorkerTimeout(message, verdicts.LOOP_HINT)
@@ -648,6 +650,7 @@ class WallSession:
         self.lab = lab
         self.submission = submission
         self.limits = limits
+        self.shortened = False  # a test of this submission timed out: the tests after it have less time
         self.owns_box = box is None
         self.box = box if box is not None else sandbox.start(lab, limits)
         self.load = self.box.load(submission)
@@ -674,6 +677,12 @@ class WallSession:
     @property
     def protections(self) -> list[str]:
         return self.box.protections
+
+    def after_a_timeout(self) -> None:
+        """A test of this submission timed out: each later test has the shorter limit (grader.limits)."""
+        shorter = self.limits.after_a_timeout()
+        self.shortened = self.shortened or shorter.test_seconds < self.limits.test_seconds
+        self.limits = shorter
 
     # -- the zygote ----------------------------------------------------------------------
     def _control(self, timeout: float) -> dict | None:
