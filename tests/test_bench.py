@@ -11,6 +11,8 @@ from bench import engine as bench_engine
 from bench import scale as bench_scale
 from bench import suite as bench
 from bench import targets as bench_targets
+from grader import labs
+from grader.grading import runner
 
 
 @pytest.mark.parametrize("problem", [bench_engine.xor_problem, bench_engine.mlp_problem], ids=["xor", "mlp"])
@@ -70,6 +72,23 @@ def test_the_batch_baseline_grades_each_student_with_grader_run(tmp_path):
     assert seconds > 0
     reports = sorted(p.name for p in (tmp_path / "out").glob("*.json"))
     assert reports == ["student0000.json", "student0001.json"]  # each was graded, not merely started
+
+
+def test_the_honest_students_ratio_grades_them_both_ways_in_turns(tmp_path, monkeypatch):
+    bench_batch.generate_class(tmp_path, 3)
+    files = [tmp_path / f"student{i:04d}.py" for i in range(3)]
+    graded = []
+    real = runner.run_many
+
+    def run_many(lab, chunk, **kwargs):
+        graded.append((kwargs["isolation"], len(chunk), kwargs["session_limit"]))
+        return real(lab, chunk, **kwargs)
+
+    monkeypatch.setattr(runner, "run_many", run_many)
+    figure = bench_batch.honest_times(labs.get("ch06"), files, rounds=2)
+    assert graded == [("worker", 3, 3), ("in-process", 3, 3)] * 2  # one session each way, in turns
+    assert figure["students"] == 3 and figure["rounds"] == 2
+    assert figure["ratio"] == pytest.approx(figure["behind_the_wall_s"] / figure["in_process_s"], abs=0.01)
 
 
 def test_the_hidden_tests_cost_is_a_ratio_of_the_same_class_graded_with_and_without_them(tmp_path):
