@@ -34,9 +34,8 @@ PR_SET_PDEATHSIG = 1  # linux/prctl.h
 _verdict_key = pytest.StashKey[dict]()
 _duration_key = pytest.StashKey[float]()
 _stream_key = pytest.StashKey[Stream]()
-_shorter_limit_key = pytest.StashKey[
-    "float | None"
-]()  # in-process: the shorter limit this test ran under, after a timeout
+# In-process: the shorter limit a test runs under after a timeout (None: the lab's own).
+_shorter_limit_key = pytest.StashKey["float | None"]()
 _collected_key = pytest.StashKey[list]()  # every test collected, before an order to grade one task deselected some
 
 
@@ -205,8 +204,8 @@ def _shorter_limit(item) -> float | None:
     short = None
     if grading.timed_out and not grading.behind_the_wall and grading.lab_id is not None and not _imports_code(item):
         chosen = Limits.from_lab(grading.lab(grading.lab_id).limits)
-        if chosen.after_a_timeout().test_seconds < chosen.test_seconds:
-            short = chosen.after_a_timeout().test_seconds
+        after = chosen.after_a_timeout().test_seconds
+        short = after if after < chosen.test_seconds else None
     item.stash[_shorter_limit_key] = short
     return short
 
