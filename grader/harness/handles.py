@@ -38,9 +38,10 @@ class LabHandle:
     def close(self) -> None:
         """Release what the handle started (at the end of the session)."""
 
-    def imported(self) -> bool:
-        """Whether the code under test was imported in this process (or failed to be): behind the wall it never is."""
-        return True
+    def will_import(self) -> bool:
+        """Whether the next use imports the code under test into this process (never behind the wall: the
+        worker imports it, timed apart)."""
+        return False
 
 
 class LabUnderTest(LabHandle):
@@ -56,8 +57,8 @@ class LabUnderTest(LabHandle):
         self._module = None
         self._failure = None
 
-    def imported(self) -> bool:
-        return self._module is not None or self._failure is not None
+    def will_import(self) -> bool:
+        return self._module is None and self._failure is None
 
     def _load(self):
         if self._failure is not None:

@@ -214,7 +214,7 @@ def _imports_code(item) -> bool:
     """In-process, whether the test will import the code under test: its module's lab handle has not yet."""
     module = getattr(item, "module", None)
     found = [v for v in vars(module).values() if isinstance(v, handles.LabHandle)] if module is not None else []
-    return any(not handle.imported() for handle in found)
+    return any(handle.will_import() for handle in found)
 
 
 @pytest.hookimpl(tryfirst=True, optionalhook=True)
