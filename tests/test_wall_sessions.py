@@ -421,6 +421,13 @@ def test_an_error_carries_its_line_and_a_line_the_file_lacks_is_dropped(session)
     assert session.exception_from({**claimed, "line": len(lines)}).labkit_line == len(lines)
     for forged in (len(lines) + 1, 0, -3, 2**70, "3", 3.0, True, None, [3], {"n": 3}):
         assert session.exception_from({**claimed, "line": forged}).labkit_line is None, forged
+    # The functions it passed through, innermost first, as the diagnosis reads them: at most
+    # ERROR_FUNCTIONS names of at most 200 characters; anything but a list is none.
+    assert info.value.labkit_functions == ("raise_here", "<lambda>")  # Value.raise_here is a lambda that calls it
+    many = session.exception_from({**claimed, "functions": ["f" * 10_000, 7, *["g"] * 1000]}).labkit_functions
+    assert many == ("f" * 200, "7", *["g"] * (codec.ERROR_FUNCTIONS - 2))
+    for forged in ("Tensor.reshape.<locals>.backward", {"f": 1}, 3, None):
+        assert session.exception_from({**claimed, "functions": forged}).labkit_functions == (), forged
 
 
 def test_a_recorded_function_runs_next_to_the_code_and_one_that_reads_is_called_back(session, tmp_path):

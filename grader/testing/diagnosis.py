@@ -9,8 +9,8 @@ say, so that the test's own advice is shown instead):
   they share, or says that it cannot tell; when none fits, it falls back to the shape of
   the error (a sign, a constant factor, a transpose) and otherwise says it cannot tell.
 - ``explain_forward``: a wrong forward value, against the forward bugs.
-- ``explain_error``: an exception raised inside the code under test, from the function it
-  was raised in (``Tensor.__matmul__.<locals>.backward``) and its message.
+- ``explain_error``: an exception raised inside the code under test, from the functions it
+  passed through (``Tensor.__matmul__.<locals>.backward``) and its message.
 
 A hint names at most two kinds of bug (grader.testing.bugs): more would be a list, not a
 diagnosis, and is worded as "cannot tell" instead.
@@ -401,10 +401,28 @@ _REFLECTED = {"__radd__": "`2.0 + x`", "__rsub__": "`2.0 - x`", "__rmul__": "`2.
 _REFLECTED_SIGN = {"__radd__": "+", "__rsub__": "-", "__rmul__": "*", "__rtruediv__": "/"}
 
 
-def explain_error(type_name: str, message: str, function: str, plain: set[str] = frozenset()) -> str:
-    """A hint for an exception the code under test raised in ``function`` (a qualified name such
-    as ``Tensor.__matmul__.<locals>.backward``); ``plain``: the operations the computation gave
-    a plain number or array (see plain_operands). "" when the kit has nothing to say."""
+def explain_error(type_name: str, message: str, functions: tuple[str, ...], plain: set[str] = frozenset()) -> str:
+    """A hint for an exception the code under test raised; ``functions``: the qualified names of its
+    functions the exception passed through, innermost first (``Tensor.__matmul__.<locals>.backward``);
+    ``plain``: the operations the computation gave a plain number or array (see plain_operands). ""
+    when the kit has nothing to say.
+
+    It is read where it was raised, or, when that is a helper of the code's own (a function that
+    adds into a gradient, say), in the nearest function the kit knows that called it: an operation,
+    its backward rule, or _unbroadcast."""
+    for function in functions or ("",):
+        hint = _explain_error_in(type_name, message, function, plain)
+        if hint or _known(function):
+            return hint
+    return ""
+
+
+def _known(function: str) -> bool:
+    parts = function.split(".")
+    return "<locals>" in parts or parts[-1] == "_unbroadcast" or any(p in _METHODS for p in parts)
+
+
+def _explain_error_in(type_name: str, message: str, function: str, plain: set[str]) -> str:
     parts = function.split(".")
     in_backward = "<locals>" in parts and parts[-1] != "<lambda>" and parts[-1] not in _METHODS
     method = next((p for p in parts if p in _METHODS), "")

@@ -29,6 +29,7 @@ from grader.testing.numeric import numerical_gradient
 from grader.testing.remote import given, read_each
 from grader.testing.shapes import recording_shapes, replaying_shapes, unfaithful
 from grader.testing.spec import SpecScalar, SpecTensor
+from grader.wall.codec import ERROR_FUNCTIONS
 
 # The chapter's gradcheck tolerances: far below what a wrong rule is off by.
 GRAD_ATOL = 1e-6
@@ -39,25 +40,25 @@ FORWARD_RTOL = 1e-9
 FORWARD_HINT = "the forward computation is wrong; fix it before looking at gradients"
 
 
-def raised_in(exc: BaseException) -> str:
-    """The qualified name of the code under test's function that raised ``exc``
-    ("Tensor.__matmul__.<locals>.backward"), or "" if it was not raised there."""
-    remote = getattr(exc, "labkit_function", None)
-    if remote is not None:  # behind the wall the worker found it
+def raised_through(exc: BaseException) -> tuple[str, ...]:
+    """The qualified names of the code under test's functions ``exc`` passed through, innermost first
+    ("Tensor.__matmul__.<locals>.backward"), as many as the worker names; () if none."""
+    remote = getattr(exc, "labkit_functions", None)
+    if remote is not None:  # behind the wall the worker found them
         return remote
     from grader.harness import state
 
     try:
         files = state.current().code_under_test_files()
     except Exception:  # outside a grading session: nothing to point at
-        return ""
-    name, tb = "", exc.__traceback__
+        return ()
+    names, tb = [], exc.__traceback__
     while tb is not None:
         code = tb.tb_frame.f_code
         if code.co_filename in files:
-            name = getattr(code, "co_qualname", code.co_name)  # co_qualname: Python 3.11
+            names.append(getattr(code, "co_qualname", code.co_name))  # co_qualname: Python 3.11
         tb = tb.tb_next
-    return name
+    return tuple(reversed(names[-ERROR_FUNCTIONS:]))
 
 
 @contextmanager
@@ -71,7 +72,7 @@ def explained_errors(f, inputs):
     except Exception as exc:
         if not getattr(exc, "labkit_hint", ""):
             name = getattr(exc, "labkit_type", None) or type(exc).__name__
-            text = diagnosis.explain_error(name, str(exc), raised_in(exc), diagnosis.plain_operands(f, inputs))
+            text = diagnosis.explain_error(name, str(exc), raised_through(exc), diagnosis.plain_operands(f, inputs))
             if text:
                 with suppress(Exception):  # an exception that refuses attributes keeps the test's hint
                     exc.labkit_hint = text

@@ -41,6 +41,9 @@ MAX_DEPTH = 64  # nesting of decoded values
 MAX_NDIM = 32  # of a decoded array (numpy's own limit is 64)
 INT_BOUND = 1 << 63  # a decoded integer fits in 64 bits, so a test never works with a larger one
 SCALAR_INT_TYPES = (np.integer,)
+# An error's functions in the code under test, innermost first (grader.wall.worker.describe): a diagnosis
+# reads them (grader.testing.diagnosis.explain_error), in-process from the traceback, as many.
+ERROR_FUNCTIONS = 6
 
 
 class ProtocolError(Exception):

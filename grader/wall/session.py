@@ -889,7 +889,9 @@ class WallSession:
             exc = RuntimeError(f"{name}: {message}")
         exc.labkit_where = str(error.get("where", ""))[:200]
         exc.labkit_line = verdicts.line_in_file(error.get("line"), self.line_count)
-        exc.labkit_function = str(error.get("function", ""))[:200]
+        functions = error.get("functions")
+        functions = functions[: codec.ERROR_FUNCTIONS] if isinstance(functions, list) else []
+        exc.labkit_functions = tuple(str(f)[:200] for f in functions)
         exc.labkit_trace = str(error.get("trace", ""))[:3000]
         exc.labkit_type = name[:100]
         if isinstance(exc, OSError) and "File too large" in message:  # the output limit (SIGXFSZ is ignored)

@@ -521,17 +521,19 @@ def describe(exc, display_path):
     # The student's frames, their source lines read for the last few only (a recursive sort's
     # traceback has a thousand frames; extract_tb would read every line).
     mine = [(f, n) for f, n in traceback.walk_tb(exc.__traceback__) if f.f_code.co_filename == student]
-    frames = traceback.StackSummary.extract(iter(mine[-6:]), lookup_lines=False)
+    frames = traceback.StackSummary.extract(iter(mine[-codec.ERROR_FUNCTIONS :]), lookup_lines=False)
     where = f"{os.path.basename(f.filename)}:{f.lineno} in {f.name}" if (f := (frames or [None])[-1]) else ""
     line = getattr(exc, "lineno", None) if isinstance(exc, SyntaxError) else (frames[-1].lineno if frames else None)
-    code = mine[-1][0].f_code if mine else None  # the qualified name a diagnosis reads ("Tensor.sum.<locals>.backward")
-    function = getattr(code, "co_qualname", code.co_name) if code is not None else ""
+    # The qualified names a diagnosis reads ("Tensor.sum.<locals>.backward"), innermost first.
+    functions = [
+        getattr(f.f_code, "co_qualname", f.f_code.co_name) for f, _ in reversed(mine[-codec.ERROR_FUNCTIONS :])
+    ]
     return {
         "type": type(exc).__name__,
         "bases": [c.__name__ for c in type(exc).__mro__ if c.__module__ == "builtins"],
         "message": message[:2000],
         "where": where,
-        "function": function,
+        "functions": functions,
         "line": line,
         "trace": "".join(traceback.format_list(frames))[-3000:],
     }
