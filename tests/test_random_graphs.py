@@ -37,8 +37,8 @@ TENSOR_SHARED_ONLY = Mutant(
     "mul_overwrites",
     "the product rule replaces the right factor's gradient",
     "Tensor.__mul__",
-    "other.grad +=",
-    "other.grad =",
+    "other._receive(_unbroadcast(grad * self.data, other.shape))",
+    "other.grad = _unbroadcast(grad * self.data, other.shape)",
 )
 MAX_OPERATIONS = 4  # what the shrunk graph may hold: a student reads it at a glance
 OPERATION = re.compile(r"\s[-+*/@]\s|\.\w+\(|\*\*|^-|\(-")

@@ -437,12 +437,14 @@ MUTANTS = [
     # Tensor: broadcasting and elementwise rules
     # -----------------------------------------------------------------------
     Mutant(
+        # A copy, as a student's engine has it: there each result's gradient is its own array, where the
+        # reference's may be its consumer's (Tensor._receive), which a leaf assigned it would then share.
         name="tensor_add_assigns_gradient",
         kind="overwrite",
         bug="Tensor.__add__ assigns the left operand's gradient instead of accumulating it",
         within="Tensor.__add__",
-        old="self.grad += _unbroadcast(grad, self.shape)",
-        new="self.grad = _unbroadcast(grad, self.shape)",
+        old="self._receive(_unbroadcast(grad, self.shape))",
+        new="self.grad = _unbroadcast(grad, self.shape).copy()",
         caught_by={
             "test_deep_graph_does_not_recurse",
             "test_tensor_used_twice_gets_all_contributions[(x + 1) * x]",
@@ -454,7 +456,7 @@ MUTANTS = [
         kind="overwrite",
         bug="Tensor.__mul__ assigns the right operand's gradient instead of accumulating it",
         within="Tensor.__mul__",
-        old="other.grad += _unbroadcast(grad * self.data, other.shape)",
+        old="other._receive(_unbroadcast(grad * self.data, other.shape))",
         new="other.grad = _unbroadcast(grad * self.data, other.shape)",
         caught_by={
             "test_backward_accumulates_on_leaves_only",
@@ -471,7 +473,7 @@ MUTANTS = [
         kind="overwrite",
         bug="Tensor.__pow__ assigns its gradient instead of accumulating it",
         within="Tensor.__pow__",
-        old="self.grad += k * self.data ** (k - 1) * grad",
+        old="self._receive(k * self.data ** (k - 1) * grad)",
         new="self.grad = k * self.data ** (k - 1) * grad",
         caught_by={
             "test_tensor_gradcheck[pow]",
@@ -486,7 +488,7 @@ MUTANTS = [
         bug="Tensor.tanh assigns its gradient instead of accumulating it (it once passed every test: a reuse case "
         "now puts tanh after another use of x)",
         within="Tensor.tanh",
-        old="self.grad += grad * (1.0 - t * t)",
+        old="self._receive(grad * (1.0 - t * t))",
         new="self.grad = grad * (1.0 - t * t)",
         caught_by={
             "test_tensor_used_twice_gets_all_contributions[x.exp() * x.tanh() + x.log()]",
@@ -506,8 +508,8 @@ MUTANTS = [
         kind="unbroadcast",
         bug="Tensor.__add__ adds out.grad to the right operand without unbroadcasting it",
         within="Tensor.__add__",
-        old="other.grad += _unbroadcast(grad, other.shape)",
-        new="other.grad += grad",
+        old="other._receive(_unbroadcast(grad, other.shape))",
+        new="other._receive(grad)",
         caught_by={
             "test_tensor_gradcheck[add_bias_broadcast]",
             "test_tensor_gradcheck[two_layer_tanh_network]",
@@ -520,8 +522,8 @@ MUTANTS = [
         kind="unbroadcast",
         bug="Tensor.__add__ unbroadcasts the right operand's gradient to the left operand's shape (copy-paste)",
         within="Tensor.__add__",
-        old="other.grad += _unbroadcast(grad, other.shape)",
-        new="other.grad += _unbroadcast(grad, self.shape)",
+        old="other._receive(_unbroadcast(grad, other.shape))",
+        new="other._receive(_unbroadcast(grad, self.shape))",
         caught_by={
             "test_tensor_gradcheck[add_bias_broadcast]",
             "test_tensor_gradcheck[two_layer_tanh_network]",
@@ -534,8 +536,8 @@ MUTANTS = [
         kind="sign",
         bug="Tensor.__sub__ adds the gradient into the right operand instead of subtracting it (d(a - b)/db = -1)",
         within="Tensor.__sub__",
-        old="other.grad -= _unbroadcast(grad, other.shape)",
-        new="other.grad += _unbroadcast(grad, other.shape)",
+        old="other._receive(-_unbroadcast(grad, other.shape))",
+        new="other._receive(_unbroadcast(grad, other.shape))",
         caught_by={
             "test_tensor_gradcheck[neg_and_numbers]",
             "test_tensor_gradcheck[sub_column_row]",
@@ -547,8 +549,8 @@ MUTANTS = [
         kind="sign",
         bug="Tensor.__sub__ subtracts the gradient from the left operand too (d(a - b)/da is +1)",
         within="Tensor.__sub__",
-        old="self.grad += _unbroadcast(grad, self.shape)",
-        new="self.grad -= _unbroadcast(grad, self.shape)",
+        old="self._receive(_unbroadcast(grad, self.shape))",
+        new="self._receive(-_unbroadcast(grad, self.shape))",
         caught_by={
             "test_exercise_f_composed_softmax_and_cross_entropy",
             "test_tensor_gradcheck[sub_column_row]",
@@ -563,8 +565,8 @@ MUTANTS = [
         kind="unbroadcast",
         bug="Tensor.__sub__ subtracts out.grad from the right operand's gradient without unbroadcasting it",
         within="Tensor.__sub__",
-        old="other.grad -= _unbroadcast(grad, other.shape)",
-        new="other.grad -= grad",
+        old="other._receive(-_unbroadcast(grad, other.shape))",
+        new="other._receive(-grad)",
         caught_by={
             "test_tensor_gradcheck[sub_column_row]",
             "test_tensor_random_graphs",
@@ -619,8 +621,8 @@ MUTANTS = [
         kind="unbroadcast",
         bug="Tensor.__mul__ adds the left operand's gradient without unbroadcasting it",
         within="Tensor.__mul__",
-        old="self.grad += _unbroadcast(grad * other_data, self.shape)",
-        new="self.grad += grad * other_data",
+        old="self._receive(_unbroadcast(grad * other_data, self.shape))",
+        new="self._receive(grad * other_data)",
         caught_by={
             "test_broadcast_gradients_have_operand_shapes",
             "test_tensor_gradcheck[mul_column_row]",
@@ -632,8 +634,8 @@ MUTANTS = [
         kind="factor",
         bug="Tensor.__pow__ backward uses x**(k - 1) without the factor k",
         within="Tensor.__pow__",
-        old="self.grad += k * self.data ** (k - 1) * grad",
-        new="self.grad += self.data ** (k - 1) * grad",
+        old="self._receive(k * self.data ** (k - 1) * grad)",
+        new="self._receive(self.data ** (k - 1) * grad)",
         caught_by={
             "test_exercise_b_division",
             "test_exercise_e_sigmoid[scaled_by_4]",
@@ -662,8 +664,8 @@ MUTANTS = [
         out = Tensor(self.data / other.data, (self, other), "/")
 
         def backward(grad):
-            self.grad += _unbroadcast(grad / other.data, self.shape)
-            other.grad += _unbroadcast(-grad * self.data / other.data, other.shape)
+            self._receive(_unbroadcast(grad / other.data, self.shape))
+            other._receive(_unbroadcast(-grad * self.data / other.data, other.shape))
 
         out._backward = backward
         return out""",
@@ -720,8 +722,8 @@ MUTANTS = [
         kind="derivative",
         bug="Tensor.exp backward multiplies by x instead of exp(x)",
         within="Tensor.exp",
-        old="self.grad += grad * e",
-        new="self.grad += grad * self.data",
+        old="self._receive(grad * e)",
+        new="self._receive(grad * self.data)",
         caught_by={
             "test_exercise_f_composed_softmax_and_cross_entropy",
             "test_tensor_gradcheck[exp]",
@@ -734,8 +736,8 @@ MUTANTS = [
         kind="derivative",
         bug="Tensor.log backward multiplies by x instead of dividing",
         within="Tensor.log",
-        old="self.grad += grad / self.data",
-        new="self.grad += grad * self.data",
+        old="self._receive(grad / self.data)",
+        new="self._receive(grad * self.data)",
         caught_by={
             "test_exercise_f_composed_softmax_and_cross_entropy",
             "test_tensor_gradcheck[log]",
@@ -748,8 +750,8 @@ MUTANTS = [
         kind="derivative",
         bug="Tensor.tanh backward uses 1 - x**2 (the input) instead of 1 - tanh(x)**2",
         within="Tensor.tanh",
-        old="self.grad += grad * (1.0 - t * t)",
-        new="self.grad += grad * (1.0 - self.data * self.data)",
+        old="self._receive(grad * (1.0 - t * t))",
+        new="self._receive(grad * (1.0 - self.data * self.data))",
         caught_by={
             "test_gradcheck_accepts_correct_gradients",
             "test_tensor_gradcheck[tanh]",
@@ -776,8 +778,8 @@ MUTANTS = [
         kind="derivative",
         bug="Tensor.relu backward multiplies by the output relu(x) instead of the step 1[x > 0]",
         within="Tensor.relu",
-        old="self.grad += grad * positive",
-        new="self.grad += grad * out.data",
+        old="self._receive(grad * positive)",
+        new="self._receive(grad * out.data)",
         caught_by={
             "test_tensor_gradcheck[relu]",
             "test_tensor_random_graphs",
@@ -790,8 +792,8 @@ MUTANTS = [
         kind="chain_rule",
         bug="Tensor.sigmoid backward adds s * (1 - s) without multiplying by out.grad",
         within="Tensor.sigmoid",
-        old="self.grad += grad * s * (1.0 - s)",
-        new="self.grad += s * (1.0 - s)",
+        old="self._receive(grad * s * (1.0 - s))",
+        new="self._receive(s * (1.0 - s))",
         caught_by={
             "test_exercise_e_sigmoid[scaled_by_4]",
             "test_exercise_e_sigmoid[unit]",
@@ -802,8 +804,8 @@ MUTANTS = [
         kind="derivative",
         bug="Tensor.sigmoid backward uses x * (1 - x) (the input) instead of s * (1 - s)",
         within="Tensor.sigmoid",
-        old="self.grad += grad * s * (1.0 - s)",
-        new="self.grad += grad * self.data * (1.0 - self.data)",
+        old="self._receive(grad * s * (1.0 - s))",
+        new="self._receive(grad * self.data * (1.0 - self.data))",
         caught_by={
             "test_exercise_e_sigmoid[scaled_by_4]",
             "test_exercise_e_sigmoid[unit]",
@@ -925,8 +927,8 @@ MUTANTS = [
         kind="unbroadcast",
         bug="Tensor.__matmul__ does not sum a shared weight's gradient over the batch axes",
         within="Tensor.__matmul__",
-        old="other.grad += _unbroadcast(np.matmul(self.data.swapaxes(-1, -2), grad), other.shape)",
-        new="other.grad += np.matmul(self.data.swapaxes(-1, -2), grad)",
+        old="other._receive(_unbroadcast(np.matmul(self.data.swapaxes(-1, -2), grad), other.shape))",
+        new="other._receive(np.matmul(self.data.swapaxes(-1, -2), grad))",
         caught_by={
             "test_matmul_broadcasts_leading_axes",
             "test_tensor_gradcheck[batched_matmul_shared_weight]",
@@ -1006,8 +1008,8 @@ MUTANTS = [
         kind="chain_rule",
         bug="Tensor.sum backward adds ones (the local derivative) without the gradient from above",
         within="Tensor.sum",
-        old="self.grad += g",
-        new="self.grad += np.ones_like(self.data)",
+        old="self._receive(g)",
+        new="self._receive(np.ones_like(self.data))",
         caught_by={
             "test_exercise_d_sum_backward_restores_the_axis[3x4]",
             "test_exercise_d_sum_backward_restores_the_axis[4x4_square]",
@@ -1104,8 +1106,8 @@ MUTANTS = [
         kind="factor",
         bug="Tensor.mean's backward passes the gradient on without the factor 1/N",
         within="Tensor.mean",
-        old="self.grad += grad.reshape(kept) * scale",
-        new="self.grad += grad.reshape(kept)",
+        old="self._receive(grad.reshape(kept) * scale)",
+        new="self._receive(grad.reshape(kept))",
         caught_by={
             "test_exercise_f_composed_softmax_and_cross_entropy",
             "test_tensor_gradcheck[mean_over_two_axes]",
@@ -1120,8 +1122,8 @@ MUTANTS = [
         kind="axis",
         bug="Tensor.mean's backward broadcasts the gradient without putting the averaged axes back",
         within="Tensor.mean",
-        old="self.grad += grad.reshape(kept) * scale",
-        new="self.grad += grad * scale",
+        old="self._receive(grad.reshape(kept) * scale)",
+        new="self._receive(grad * scale)",
         caught_by={
             "test_tensor_gradcheck[mean_over_two_axes]",
             "test_tensor_random_graphs",
@@ -1147,8 +1149,8 @@ MUTANTS = [
         kind="reshape_back",
         bug="Tensor.reshape's backward adds the output's gradient as it is, without reshaping it to the input's shape",
         within="Tensor.reshape",
-        old="self.grad += grad.reshape(self.shape)",
-        new="self.grad += grad",
+        old="self._receive(grad.reshape(self.shape))",
+        new="self._receive(grad)",
         caught_by={
             "test_tensor_gradcheck[reshape]",
             "test_tensor_random_graphs",
@@ -1162,11 +1164,11 @@ MUTANTS = [
         old="""        out = Tensor(np.swapaxes(self.data, axis1, axis2), (self,), "transpose")
 
         def backward(grad):
-            self.grad += np.swapaxes(grad, axis1, axis2)""",
+            self._receive(np.swapaxes(grad, axis1, axis2))""",
         new="""        out = Tensor(self.data.T, (self,), "transpose")
 
         def backward(grad):
-            self.grad += grad.T""",
+            self._receive(grad.T)""",
         caught_by={
             "test_shape_operations_forward",
             "test_tensor_gradcheck[transpose]",
@@ -1180,11 +1182,11 @@ MUTANTS = [
         old="""        out = Tensor(np.swapaxes(self.data, axis1, axis2), (self,), "transpose")
 
         def backward(grad):
-            self.grad += np.swapaxes(grad, axis1, axis2)""",
+            self._receive(np.swapaxes(grad, axis1, axis2))""",
         new="""        out = Tensor(np.swapaxes(self.data, -2, -1), (self,), "transpose")
 
         def backward(grad):
-            self.grad += np.swapaxes(grad, -2, -1)""",
+            self._receive(np.swapaxes(grad, -2, -1))""",
         caught_by={
             "test_shape_operations_forward",
             "test_tensor_gradcheck[transpose]",
@@ -1195,8 +1197,8 @@ MUTANTS = [
         kind="transpose",
         bug="Tensor.transpose backward transposes the gradient with .T instead of swapping the same two axes",
         within="Tensor.transpose",
-        old="self.grad += np.swapaxes(grad, axis1, axis2)",
-        new="self.grad += grad.T",
+        old="self._receive(np.swapaxes(grad, axis1, axis2))",
+        new="self._receive(grad.T)",
         caught_by={
             "test_tensor_gradcheck[transpose]",
         },
@@ -1209,8 +1211,8 @@ MUTANTS = [
         kind="seed",
         bug="Tensor.backward always seeds with ones, ignoring the grad argument",
         within="Tensor.backward",
-        old="self.grad = self.grad + grad",
-        new="self.grad = self.grad + np.ones_like(self.data)",
+        old="self._receive(grad.copy())",
+        new="self._receive(np.ones_like(self.data))",
         caught_by={
             "test_backward_accumulates_on_leaves_only",
             "test_backward_with_explicit_seed",
@@ -1227,7 +1229,7 @@ MUTANTS = [
         kind="overwrite",
         bug="Tensor.backward sets the output's .grad to the grad it is given (the caller's array) instead of adding it",
         within="Tensor.backward",
-        old="self.grad = self.grad + grad",
+        old="self._receive(grad.copy())",
         new="self.grad = grad",
         caught_by={
             "test_backward_accumulates_on_leaves_only",
@@ -1396,8 +1398,8 @@ MUTANTS = [
         kind="reset",
         bug="Tensor.backward zeroes every node's gradient, leaves included, so leaves do not accumulate",
         within="Tensor.backward",
-        old="""            if node._parents:  # intermediate results are recomputed from scratch on each call
-                node.grad = np.zeros(node.data.shape)""",
+        old="""            if node._parents:  # intermediate results are recomputed from scratch on each call (_receive)
+                node.grad = None""",
         new="""            node.grad = np.zeros(node.data.shape)""",
         caught_by={
             "test_backward_accumulates_on_leaves_only",
@@ -1411,10 +1413,10 @@ MUTANTS = [
         bug="Tensor.backward seeds the output's gradient and then zeroes the intermediates, the output included",
         within="Tensor.backward",
         old="""        for node in order:
-            if node._parents:  # intermediate results are recomputed from scratch on each call
-                node.grad = np.zeros(node.data.shape)
-        self.grad = self.grad + grad""",
-        new="""        self.grad = grad if self.grad is None else self.grad + grad
+            if node._parents:  # intermediate results are recomputed from scratch on each call (_receive)
+                node.grad = None
+        self._receive(grad.copy())""",
+        new="""        self._receive(grad.copy())
         for node in order:
             if node._parents:  # intermediate results are recomputed from scratch on each call
                 node.grad = np.zeros(node.data.shape)""",

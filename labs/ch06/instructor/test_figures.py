@@ -118,9 +118,9 @@ def test_without_the_reset_leaf_gradients_grow_as_the_chapter_says(tmp_path):
         name="no_reset",
         bug="intermediate gradients not reset",
         within="Tensor.backward",
-        # The reference makes a result's gradient in backward(): without the reset it is made once, then kept.
-        old="if node._parents:  # intermediate results are recomputed from scratch on each call",
-        new="if node._parents and node.grad is None:",
+        # The reference starts a result's gradient afresh in backward(): without the reset it is kept, and added to.
+        old="node.grad = None",
+        new="pass",
     )
     path = tmp_path / "no_reset.py"
     path.write_text(apply(reference_source("ch06"), no_reset))
