@@ -407,24 +407,42 @@ def explain_error(type_name: str, message: str, functions: tuple[str, ...], plai
     ``plain``: the operations the computation gave a plain number or array (see plain_operands). ""
     when the kit has nothing to say.
 
-    It is read where it was raised, or, when that is a helper of the code's own (a function that
-    adds into a gradient, say), in the nearest function the kit knows that called it: an operation,
-    its backward rule, or _unbroadcast."""
-    for function in functions or ("",):
-        hint = _explain_error_in(type_name, message, function, plain)
-        if hint or _known(function):
-            return hint
-    return ""
+    It is read where it was raised; when that is a helper of the code's own (a function that adds
+    into a gradient, say), in the backward rule that called it, if one did."""
+    innermost, *callers = functions or ("",)
+    hint = _explain_error_in(type_name, message, innermost, plain)
+    if hint or _known(innermost):
+        return hint
+    caller = next((f for f in callers if _known(f)), "")
+    return _explain_error_in(type_name, message, caller, plain) if _is_rule(caller) else ""
+
+
+_COMPREHENSIONS = ("<genexpr>", "<listcomp>", "<setcomp>", "<dictcomp>")
+
+
+def _parts(function: str) -> list[str]:
+    """The qualified name's parts, a comprehension read as the function it is written in."""
+    parts = function.split(".")
+    while len(parts) > 2 and parts[-1] in _COMPREHENSIONS and parts[-2] == "<locals>":
+        parts = parts[:-2]
+    return parts
+
+
+def _is_rule(function: str) -> bool:
+    """A backward rule: a function defined inside an operation (not a lambda: a leaf's does nothing)."""
+    parts = _parts(function)
+    return "<locals>" in parts and parts[-1] != "<lambda>" and parts[-1] not in _METHODS
 
 
 def _known(function: str) -> bool:
-    parts = function.split(".")
+    """A function the diagnosis can read: an operation, a rule or a lambda in one, or _unbroadcast."""
+    parts = _parts(function)
     return "<locals>" in parts or parts[-1] == "_unbroadcast" or any(p in _METHODS for p in parts)
 
 
 def _explain_error_in(type_name: str, message: str, function: str, plain: set[str]) -> str:
-    parts = function.split(".")
-    in_backward = "<locals>" in parts and parts[-1] != "<lambda>" and parts[-1] not in _METHODS
+    parts = _parts(function)
+    in_backward = _is_rule(function)
     method = next((p for p in parts if p in _METHODS), "")
     op = _METHODS.get(method, "")
     shape_error = any(w in message for w in _SHAPE_WORDS)

@@ -89,8 +89,8 @@ class Tensor:
         self.requires_grad = bool(self._parents) if _parents else requires_grad
         self._op = _op
         # float64, like data (np.zeros_like is several times slower). A result gets its gradient from
-        # backward(), which starts it from zero on every call: until then it has none, and a long
-        # graph holds a sixth less memory.
+        # backward(), afresh on every call (_receive): until then it has none, and a long graph holds
+        # a sixth less memory.
         self.grad = None if self._parents else np.zeros(self.data.shape)
         # No _backward yet: the operation that made this tensor sets it, and a leaf, which passes
         # nothing on, has none (backward() runs only the rules of nodes with parents).
@@ -137,10 +137,11 @@ class Tensor:
             spread = np.zeros(self.data.shape) if self.grad is None else self.grad.copy()
             spread += g  # numpy's own error for a shape that does not fit, as a student's engine gets it
             self.grad = spread
-        elif self.grad is None:
-            self.grad = g
         else:
-            self.grad = self.grad + g
+            if self.grad is not None:
+                g = self.grad + g
+            # numpy's arithmetic on 0-d arrays gives a scalar, not an array: .grad is always an array
+            self.grad = g if type(g) is np.ndarray else np.asarray(g)
 
     # END REFERENCE ONLY
     # Binary operations: the scalar rules, with every input gradient unbroadcast.

@@ -142,3 +142,17 @@ def test_without_the_reset_leaf_gradients_grow_as_the_chapter_says(tmp_path):
         y.backward()
         multiples.append(round(float((x.grad / (2 * data))[0]), 9))
     assert multiples == [1.0, 4.0, 10.0, 20.0, 35.0]  # k(k+1)(k+2)/6
+
+
+def test_every_gradient_is_a_float64_array_of_its_tensors_shape():
+    """Intermediate gradients too, for 0-d tensors, where numpy's arithmetic gives scalars: the
+    reference hands a rule's result on as it is (Tensor._receive), and must still keep arrays."""
+    x = Tensor(np.array(0.5))
+    a = x * 3.0
+    b = a.exp()
+    c = b * a + a
+    d = c.sum()
+    loss = d.log() - 2.0
+    loss.backward()
+    for t in (x, a, b, c, d, loss):
+        assert type(t.grad) is np.ndarray and t.grad.dtype == np.float64 and t.grad.shape == t.shape, t.grad
