@@ -4,8 +4,10 @@ same in-process and behind the wall, and the same from one run to the next."""
 
 import os
 import re
+import signal
 import subprocess
 import sys
+import time
 from random import Random
 
 import numpy as np
@@ -275,3 +277,35 @@ def test_an_engine_failing_the_first_graph_is_shown_it_without_a_search(monkeypa
         graphs.check_random_graphs(_Unfinished, graphs.scalar_graphs(), graphs.SCALAR_GRAPH_SETTINGS, hint="")
     first = graphs.searched_graphs(graphs.scalar_graphs(), graphs.SCALAR_GRAPH_SETTINGS)[0]
     assert checked == [first, first]
+
+
+def _afresh():
+    """The kit's scalar graphs, as a strategy of its own: drawn afresh, not the graphs kept for the kit's."""
+
+    @st.composite
+    def drawn(draw):
+        return draw(graphs.scalar_graphs())
+
+    return drawn()
+
+
+def test_a_time_limit_that_fires_while_the_graphs_are_drawn_stops_the_test_once_they_are_drawn():
+    """pytest-timeout's in-process limit is SIGALRM, whose handler raises in whatever runs. Fired inside
+    Hypothesis's drawing it became a Flaky error (an "error" verdict where behind the wall the test timed
+    out) or was lost in Hypothesis's gc callback; it is held until the graphs are drawn, then fires."""
+    started = time.perf_counter()
+    graphs.check_random_graphs(Value, _afresh(), graphs.SCALAR_GRAPH_SETTINGS, hint="")
+    seconds = time.perf_counter() - started  # drawing the graphs is most of it
+
+    def limit(signum, frame):
+        pytest.fail("Timeout >0.01s")  # what pytest-timeout's signal method raises
+
+    previous = signal.signal(signal.SIGALRM, limit)
+    try:
+        for share in (8, 4, 2):
+            signal.setitimer(signal.ITIMER_REAL, seconds / share)
+            with pytest.raises(pytest.fail.Exception, match="Timeout"):
+                graphs.check_random_graphs(Value, _afresh(), graphs.SCALAR_GRAPH_SETTINGS, hint="")
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)

@@ -14,7 +14,9 @@ Hypothesis shrinks a failing graph towards fewer operations, so the message show
 
 from __future__ import annotations
 
-from contextlib import suppress
+import signal
+import threading
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from random import Random
 
@@ -390,7 +392,8 @@ def check_random_graphs(engine, graphs, graph_settings: settings, *, hint: str) 
                 raise _ShrinkingBudgetSpent
             tried_since_failure += 1
         try:
-            check_graph(engine, graph, explain=False)
+            with _time_limit_open():
+                check_graph(engine, graph, explain=False)
         except (verdicts.SubmissionError, verdicts.WorkerFailure) as exc:
             fatal.append(exc)
             raise
@@ -406,7 +409,8 @@ def check_random_graphs(engine, graphs, graph_settings: settings, *, hint: str) 
         return False
 
     try:
-        smallest = _search(graphs, graph_settings, fails)
+        with _time_limit_held():
+            smallest = _search(graphs, graph_settings, fails)
     except _SimplestFails:
         smallest = failing[0]
     except NoSuchExample:  # the graphs failed together and pass one by one: state, or values changed later
@@ -421,6 +425,49 @@ def check_random_graphs(engine, graphs, graph_settings: settings, *, hint: str) 
         raise
     check_graph(engine, smallest, hint=hint)
     fail(f"random graph `{smallest.expression()}` failed during the search and passed when checked again", UNRELIABLE)
+
+
+# The handlers _time_limit_held replaced, innermost last, each with whether its signal came meanwhile.
+_HELD: list[tuple[object, list[int]]] = []
+
+
+@contextmanager
+def _time_limit_held():
+    """The in-process time limit (pytest-timeout's SIGALRM) held while Hypothesis draws graphs, and
+    delivered when the block ends: fired inside Hypothesis's own machinery it became a Flaky error (an
+    "error" verdict, where the other mode says "timeout"), or was lost in its gc callback. The code
+    under test runs in the block under _time_limit_open, where the limit fires as anywhere else.
+    (Blocking the signal would not do: another thread, numpy's BLAS, takes it for the process.)"""
+    if threading.current_thread() is not threading.main_thread():  # only the main thread sets handlers
+        yield
+        return
+    fired: list[int] = []
+    previous = signal.signal(signal.SIGALRM, lambda signum, frame: fired.append(signum))
+    _HELD.append((previous, fired))
+    try:
+        yield
+    finally:
+        _HELD.pop()
+        signal.signal(signal.SIGALRM, previous)
+        if fired:
+            signal.raise_signal(signal.SIGALRM)  # to the handler it was meant for, now
+
+
+@contextmanager
+def _time_limit_open():
+    """Inside _time_limit_held: the code under test's time, when a limit that came meanwhile fires."""
+    if not _HELD or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous, fired = _HELD[-1]
+    holding = signal.signal(signal.SIGALRM, previous)
+    try:
+        if fired:
+            fired.clear()
+            signal.raise_signal(signal.SIGALRM)
+        yield
+    finally:
+        signal.signal(signal.SIGALRM, holding)
 
 
 def _passes_every_searched_graph(engine, graphs, graph_settings: settings) -> bool:
@@ -446,14 +493,15 @@ def _searched_once(graphs, graph_settings: settings) -> list[Graph]:
         return searched_graphs(graphs, graph_settings)
     key = (function, repr(graphs), repr(graph_settings))  # the function itself: its id could be reused
     if key not in _SEARCHED:
-        _SEARCHED[key] = searched_graphs(graphs, graph_settings)
+        with _time_limit_held():  # a limit that fires meanwhile stops the test once the graphs are kept
+            _SEARCHED[key] = searched_graphs(graphs, graph_settings)
     return _SEARCHED[key]
 
 
 def searched_graphs(graphs, graph_settings: settings) -> list[Graph]:
     """The graphs check_random_graphs checks a correct engine on, in order."""
     seen = []
-    with suppress(NoSuchExample):
+    with _time_limit_held(), suppress(NoSuchExample):
         _search(graphs, graph_settings, lambda graph: seen.append(graph) or False)
     return seen
 
