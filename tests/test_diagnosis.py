@@ -301,15 +301,23 @@ def test_an_error_in_a_helper_of_the_codes_own_is_read_in_the_function_that_call
 
 def test_only_a_backward_rule_speaks_for_a_helper_it_called():
     """Past a helper, the first function the kit knows speaks for it only if it is a backward rule: a
-    forward operation, a lambda or _unbroadcast that called a helper says nothing it cannot see. A
-    comprehension is read as the function it is written in."""
+    forward operation, a function the operation defines and calls itself, or _unbroadcast that called a
+    helper says nothing it cannot see. A comprehension is read as the function it is written in; a
+    rule written as a lambda is a rule (backward() calls it, not the operation that made it)."""
     shape_error = ("ValueError", "operands could not be broadcast together with shapes (2,6) (3,4) (2,6)")
     axis = ("ValueError", "axis -1 is out of range")
     assert diagnosis.explain_error(*axis, ("Tensor._axis", "Tensor.sum.<locals>.<genexpr>", "Tensor.sum")) == ""
     assert diagnosis.explain_error(*axis, ("Tensor.sum.<locals>.<genexpr>", "Tensor.sum")) == ""
-    lambda_rule = ("Tensor._accumulate", "Tensor.__mul__.<locals>.<lambda>", "Tensor.backward")
-    assert diagnosis.explain_error(*shape_error, lambda_rule, {"*"}) == ""
+    forward_helper = ("Tensor._axes", "Tensor.sum.<locals>.normalise", "Tensor.sum")
+    assert diagnosis.explain_error(*axis, forward_helper) == ""
+    assert diagnosis.explain_error(*axis, forward_helper[1:]) == ""
+    assert diagnosis.explain_error(*shape_error, ("Tensor.__mul__.<locals>.lift", "Tensor.__mul__")) == ""
     typo = ("TypeError", "'int' object is not iterable")
     assert diagnosis.explain_error(*typo, ("helper", "_unbroadcast", "Tensor.__add__.<locals>.backward")) == ""
     in_a_rule = diagnosis.explain_error(*shape_error, ("Tensor.sum.<locals>.backward.<locals>.<genexpr>",))
     assert in_a_rule and in_a_rule == diagnosis.explain_error(*shape_error, ("Tensor.sum.<locals>.backward",))
+    lambda_rule = ("Tensor.__add__.<locals>.<lambda>", "Tensor.backward")
+    assert named(diagnosis.explain_error(*shape_error, lambda_rule, {"+"})) == {"unbroadcast"}
+    assert named(diagnosis.explain_error(*shape_error, ("Tensor._accumulate", *lambda_rule), {"+"})) == {"unbroadcast"}
+    forward_lambda = ("Tensor.__add__.<locals>.<lambda>", "Tensor.__add__")
+    assert named(diagnosis.explain_error(*shape_error, forward_lambda, {"+"})) == {"numbers"}

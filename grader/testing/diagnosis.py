@@ -409,12 +409,14 @@ def explain_error(type_name: str, message: str, functions: tuple[str, ...], plai
 
     It is read where it was raised; when that is a helper of the code's own (a function that adds
     into a gradient, say), in the backward rule that called it, if one did."""
-    innermost, *callers = functions or ("",)
-    hint = _explain_error_in(type_name, message, innermost, plain)
-    if hint or _known(innermost):
+    functions = tuple(functions) or ("",)
+    hint = _explain_error_in(type_name, message, functions, 0, plain)
+    if hint or _known(functions[0]):
         return hint
-    caller = next((f for f in callers if _known(f)), "")
-    return _explain_error_in(type_name, message, caller, plain) if _is_rule(caller) else ""
+    known = next((i for i in range(1, len(functions)) if _known(functions[i])), None)
+    if known is None or not _is_rule(functions, known):
+        return ""
+    return _explain_error_in(type_name, message, functions, known, plain)
 
 
 _COMPREHENSIONS = ("<genexpr>", "<listcomp>", "<setcomp>", "<dictcomp>")
@@ -428,10 +430,15 @@ def _parts(function: str) -> list[str]:
     return parts
 
 
-def _is_rule(function: str) -> bool:
-    """A backward rule: a function defined inside an operation (not a lambda: a leaf's does nothing)."""
-    parts = _parts(function)
-    return "<locals>" in parts and parts[-1] != "<lambda>" and parts[-1] not in _METHODS
+def _is_rule(functions: tuple[str, ...], i: int) -> bool:
+    """Whether ``functions[i]`` is a backward rule: a function (or a lambda) defined inside an operation,
+    called by something else than that operation (backward()'s loop); one the operation calls itself is
+    a helper of its forward computation."""
+    parts = _parts(functions[i])
+    if "<locals>" not in parts or parts[-1] in _METHODS:
+        return False
+    caller = next((_parts(f) for f in functions[i + 1 :] if _parts(f) != parts), None)
+    return caller != parts[:-2]
 
 
 def _known(function: str) -> bool:
@@ -440,9 +447,9 @@ def _known(function: str) -> bool:
     return "<locals>" in parts or parts[-1] == "_unbroadcast" or any(p in _METHODS for p in parts)
 
 
-def _explain_error_in(type_name: str, message: str, function: str, plain: set[str]) -> str:
-    parts = _parts(function)
-    in_backward = _is_rule(function)
+def _explain_error_in(type_name: str, message: str, functions: tuple[str, ...], i: int, plain: set[str]) -> str:
+    parts = _parts(functions[i])
+    in_backward = _is_rule(functions, i)
     method = next((p for p in parts if p in _METHODS), "")
     op = _METHODS.get(method, "")
     shape_error = any(w in message for w in _SHAPE_WORDS)
