@@ -410,8 +410,7 @@ def check_random_graphs(engine, graphs, graph_settings: settings, *, hint: str) 
         return False
 
     try:
-        with _time_limit_held():
-            smallest = _search(graphs, graph_settings, fails)
+        smallest = _search(graphs, graph_settings, fails)
     except _SimplestFails:
         smallest = failing[0]
     except NoSuchExample:  # the graphs failed together and pass one by one: state, or values changed later
@@ -460,11 +459,11 @@ def _time_limit_open():
     if not _HELD or threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous, fired = _HELD[-1]
-    holding = signal.signal(signal.SIGALRM, previous)
+    holding = signal.signal(signal.SIGALRM, _HELD[0][0])  # the outermost hold's: the limit's own handler
     try:
-        if fired:
-            fired.clear()
+        if any(fired for _, fired in _HELD):
+            for _, fired in _HELD:
+                fired.clear()
             signal.raise_signal(signal.SIGALRM)
         yield
     finally:
@@ -502,13 +501,14 @@ def _searched_once(graphs, graph_settings: settings) -> list[Graph]:
 def searched_graphs(graphs, graph_settings: settings) -> list[Graph]:
     """The graphs check_random_graphs checks a correct engine on, in order."""
     seen = []
-    with _time_limit_held(), suppress(NoSuchExample):
+    with suppress(NoSuchExample):
         _search(graphs, graph_settings, lambda graph: seen.append(graph) or False)
     return seen
 
 
 def _search(graphs, graph_settings: settings, fails) -> Graph:
-    """The smallest graph ``fails`` holds for, from the fixed seed; NoSuchExample if none.
+    """The smallest graph ``fails`` holds for, from the fixed seed; NoSuchExample if none. The one place
+    Hypothesis runs: the time limit is held here (_time_limit_held).
 
     It leaves gc.callbacks as it found them: Hypothesis adds one for good, to time collections (for
     its deadlines, which the graphs' settings turn off), and a signal handled during a collection runs
@@ -516,6 +516,7 @@ def _search(graphs, graph_settings: settings, fails) -> Graph:
     gc_callback"): a test that ran past its limit in-process would pass, or wait for the watchdog."""
     callbacks = list(gc.callbacks)
     try:
-        return find(graphs, fails, settings=graph_settings, random=Random(GRAPH_SEED))
+        with _time_limit_held():
+            return find(graphs, fails, settings=graph_settings, random=Random(GRAPH_SEED))
     finally:
         gc.callbacks[:] = callbacks
