@@ -30,7 +30,7 @@ REPORT = reports/$(LAB)-$(if $(filter mine ref,$(IMPL)),$(IMPL),$(basename $(not
 # instructor only
 # The student edition (grader/kit/edition.py) leaves out each part like this one, from its
 # "instructor only" line to its "end of instructor only" line: what a student cannot run there.
-.PHONY: setup dev dev-venv browser lint format starters bench batch
+.PHONY: setup dev dev-venv browser lint format starters graphs bench batch
 # end of instructor only
 
 help:
@@ -40,6 +40,7 @@ help:
 # instructor only
 	@echo "make dev                              the developers' tools in .venv (ruff, pytest-xdist), the sandbox and Chromium"
 	@echo "make lint | format | starters         ruff checks, ruff formatting, regenerate starters from references"
+	@echo "make graphs                           regenerate the random graphs a correct engine is checked on (after changing Hypothesis or the graphs)"
 	@echo "make bench [TORCH=]                   the benchmark suite (bench/results.json), PyTorch included unless TORCH="
 	@echo "make batch LAB=ch06 SUBMISSIONS=DIR OUT=DIR [JOBS=N] [RESUME=1] [SHARD=I/N] [ONLY='id ...']   grade a class"
 # end of instructor only
@@ -126,6 +127,9 @@ format: dev-venv
 
 starters: venv
 	$(BIN)/grader starter
+
+graphs: venv
+	$(BIN)/grader graphs
 
 # The benchmark suite (bench/): figures as ratios measured in one run. It installs PyTorch (TORCH), the
 # engine suite's yardstick, never a dependency of the kit: the kit's VMs hold a CPU build of this

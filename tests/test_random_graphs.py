@@ -10,6 +10,7 @@ import sys
 import time
 from random import Random
 
+import hypothesis
 import numpy as np
 import pytest
 from hypothesis import find
@@ -18,7 +19,7 @@ from hypothesis import strategies as st
 from grader import labs
 from grader.grading import grade as grading
 from grader.implementation import Implementation
-from grader.testing import graphs
+from grader.testing import drawn_graphs, graphs
 from reference.ch06 import Tensor, Value
 from tests.grading import failing
 from tests.grading import grade as cached_grade
@@ -264,7 +265,7 @@ def test_the_first_graph_drawn_is_the_one_shrinking_ends_on(kind):
         "tensor": (graphs.tensor_graphs(), graphs.GRAPH_SETTINGS),
     }[kind]
     first = graphs.searched_graphs(strategy, settings)[0]
-    shrunk = find(strategy, lambda graph: True, settings=settings, random=Random(graphs.GRAPH_SEED))
+    shrunk = find(strategy.strategy(), lambda graph: True, settings=settings, random=Random(graphs.GRAPH_SEED))
     assert shrunk.expression() == first.expression()
 
 
@@ -284,7 +285,7 @@ def _afresh():
 
     @st.composite
     def drawn(draw):
-        return draw(graphs.scalar_graphs())
+        return draw(graphs.scalar_graphs().strategy())
 
     return drawn()
 
@@ -331,3 +332,100 @@ def test_the_search_leaves_no_gc_callback_behind():
     done = subprocess.run(command, env=environment, capture_output=True, text=True, check=True)
     before, after = done.stdout.split()
     assert after == before, f"gc callbacks: {before} before the search, {after} after"
+
+
+def test_the_shipped_graphs_are_the_ones_hypothesis_draws():
+    """drawn_graphs.json holds what each family's builder drew for the graphs a correct engine is checked
+    on, with the pinned Hypothesis: `grader graphs` writes it again after a change to the graphs."""
+    shipped = drawn_graphs.PATH.read_text(encoding="utf-8")
+    assert shipped == graphs.drawn_graphs_now(), "drawn_graphs.json is out of date: run `grader graphs`"
+    assert f'"hypothesis": "{hypothesis.__version__}"' in shipped
+
+
+@pytest.mark.parametrize("family, settings", graphs.SHIPPED, ids=repr)
+def test_a_replayed_graph_is_the_graph_drawn(family, settings):
+    """Built again from what its builder drew, each graph has the same leaves, operations (as the expression
+    renders them), oracle values and output seed as the one Hypothesis drew, and computes the same on an engine."""
+    for drawn in graphs.searched_graphs(family, settings):
+        replayed = family.replay(drawn.draws)
+        assert replayed.expression() == drawn.expression()
+        assert len(replayed.values) == len(drawn.values)
+        for a, b in zip(replayed.values, drawn.values, strict=True):
+            np.testing.assert_array_equal(a, b)
+        np.testing.assert_array_equal(graphs.output_seed(replayed), graphs.output_seed(drawn))
+        engine = Tensor if isinstance(drawn.leaves[0], np.ndarray) else Value
+        np.testing.assert_array_equal(
+            replayed(*[engine(v) for v in replayed.leaves]).data, drawn(*[engine(v) for v in drawn.leaves]).data
+        )
+
+
+@pytest.mark.parametrize(
+    "draws",
+    [
+        [],
+        [1, [1], [False]],
+        [1, [1], [False], [0], 5],
+        [4, [1], [False], [0]],
+        [1, [9], [False], [0]],
+        [1, [1], [0], [0]],
+    ],
+    ids=["none", "too_few", "too_many", "out_of_range", "leaf_out_of_range", "not_a_boolean"],
+)
+def test_values_the_builder_does_not_draw_make_no_graph(draws):
+    """A file of another version of the kit: its values do not fit what the builder asks for, and the graphs
+    are drawn instead."""
+    assert graphs.scalar_graphs().replay(draws) is None
+    assert graphs.scalar_graphs().replay([1, [1], [False], [0]]) is not None  # the same, fitting
+
+
+def test_another_hypothesis_draws_the_graphs_itself():
+    """Another version of Hypothesis may draw other graphs, and it is the one that searches a failing
+    engine's smallest graph: the shipped graphs are for the version that drew them."""
+    key = graphs.family_key(*graphs.SHIPPED[0])
+    assert drawn_graphs.recorded(key, hypothesis.__version__)
+    assert drawn_graphs.recorded(key, "6.0.0") is None
+
+
+CHECK_WITHOUT_DRAWING = """
+from grader.testing import drawn_graphs, graphs
+from reference.ch06 import Tensor, Value
+
+def refuse(*args, **kwargs):
+    raise AssertionError("Hypothesis drew graphs")
+
+graphs.searched_graphs = refuse
+graphs.check_random_graphs(Value, graphs.scalar_graphs(), graphs.SCALAR_GRAPH_SETTINGS, hint="")
+graphs.check_random_graphs(Tensor, graphs.tensor_graphs(), graphs.GRAPH_SETTINGS, hint="")
+print("checked")
+"""
+
+
+def test_a_correct_engine_is_checked_on_the_shipped_graphs_without_a_search():
+    """In a fresh process, as every `grader run` is: the reference passes both families' graphs, built from
+    drawn_graphs.json; Hypothesis draws nothing (drawing them took a third of a second of every run)."""
+    environment = {**os.environ, "PYTHONPATH": str(labs.KIT_ROOT)}
+    command = [sys.executable, "-c", CHECK_WITHOUT_DRAWING]
+    done = subprocess.run(command, env=environment, capture_output=True, text=True)
+    assert done.returncode == 0 and done.stdout.strip() == "checked", done.stderr[-2000:]
+
+
+def test_grader_graphs_writes_the_file_again_and_check_says_when_it_is_out_of_date(tmp_path, monkeypatch):
+    """`grader graphs --check` exits 0 on a current file and 1, naming the fix, on a stale one, which
+    `grader graphs` then writes as it should be."""
+    from click.testing import CliRunner
+
+    from grader.cli.run import make_graphs
+
+    shipped = tmp_path / "grader" / "testing" / "drawn_graphs.json"
+    shipped.parent.mkdir(parents=True)
+    shipped.write_text(drawn_graphs.PATH.read_text(encoding="utf-8"), encoding="utf-8")
+    monkeypatch.setattr(drawn_graphs, "PATH", shipped)
+    monkeypatch.setattr(labs, "KIT_ROOT", tmp_path)
+    runner = CliRunner()
+    assert runner.invoke(make_graphs, ["--check"]).exit_code == 0
+    shipped.write_text(shipped.read_text(encoding="utf-8").replace('"hypothesis": "', '"hypothesis": "0'))
+    stale = runner.invoke(make_graphs, ["--check"])
+    assert stale.exit_code == 1 and "grader/testing/drawn_graphs.json is not what Hypothesis draws now" in stale.output
+    assert "run `grader graphs`" in stale.output
+    assert runner.invoke(make_graphs, []).exit_code == 0
+    assert runner.invoke(make_graphs, ["--check"]).exit_code == 0

@@ -20,6 +20,7 @@ class _LazyGroup(click.Group):
         "list": "run:list_labs",
         "run": "run:run",
         "starter": "run:make_starter",
+        "graphs": "run:make_graphs",
         "batch": "batch:batch_command",
         "merge": "batch:merge_command",
         "report": "report:report_command",

@@ -1,4 +1,5 @@
-"""``grader run``, ``grader list`` and ``grader starter``: grade one lab, show the labs, generate starters.
+"""``grader run``, ``grader list``, ``grader starter`` and ``grader graphs``: grade one lab, show the labs,
+generate starters and the random graphs the labs' tests check a correct engine on.
 
 Exit status: 0 when every test passed, 1 when points were lost, 2 for a usage or
 infrastructure error (unknown lab, missing file), with a one-line message.
@@ -124,3 +125,23 @@ def make_starter(lab_names, check):
             click.echo(f"wrote {lab.starter.relative_to(labs.KIT_ROOT)}")
     if stale:
         raise click.ClickException(f"starter out of date with its reference: {', '.join(stale)} (run `grader starter`)")
+
+
+@click.command("graphs")
+@click.option("--check", is_flag=True, help="Fail if the shipped graphs are not what Hypothesis draws now.")
+def make_graphs(check):
+    """Write grader/testing/drawn_graphs.json: the random graphs a correct engine is checked on, as drawn
+    (or --check that it is current). Run it after changing the graphs' builders, settings or Hypothesis."""
+    from grader.testing import drawn_graphs, graphs  # Hypothesis, only for this command
+
+    text = graphs.drawn_graphs_now()
+    current = drawn_graphs.PATH.read_text(encoding="utf-8") if drawn_graphs.PATH.exists() else None
+    where = drawn_graphs.PATH.relative_to(labs.KIT_ROOT)
+    if current == text:
+        return
+    if check:
+        raise click.ClickException(
+            f"{where} is not what Hypothesis draws now (run `grader graphs`, then `grader manifest`)"
+        )
+    drawn_graphs.PATH.write_text(text, encoding="utf-8")
+    click.echo(f"wrote {where}")

@@ -21,12 +21,14 @@ from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from random import Random
 
+import hypothesis
 import numpy as np
 from hypothesis import HealthCheck, Phase, find, settings
 from hypothesis import strategies as st
 from hypothesis.errors import Flaky, NoSuchExample
 
 from grader import verdicts
+from grader.testing import drawn_graphs
 from grader.testing.checks import fail, show
 from grader.testing.gradients import check_scalar_gradients, check_tensor_gradients, passes_every_check
 from grader.testing.spec import SpecScalar, SpecTensor
@@ -67,6 +69,7 @@ class Graph:
     leaves: list
     operations: list = field(default_factory=list)  # (template, operand indices, apply)
     values: list = field(default_factory=list)  # the oracle's value of every node, leaves first
+    draws: list = field(default_factory=list)  # what its builder drew, in order: enough to build it again
 
     def __call__(self, *inputs):
         nodes = list(inputs)
@@ -171,11 +174,46 @@ def small_integers(low: int, high: int):
     return st.integers(low, high)
 
 
+# What a graph's builder draws, as plain tuples: ("integers", low, high), ("integer_lists", low, high,
+# min_size, max_size), ("boolean_lists", size), ("codes", max_operations). Drawn, each is one of
+# Hypothesis's strategies (_strategy); replayed, each is a value recorded when it was drawn
+# (GraphFamily.replay), checked against what the builder asks for (_fits).
+def _strategy(spec: tuple):
+    kind = spec[0]
+    if kind == "integers":
+        return small_integers(spec[1], spec[2])
+    if kind == "integer_lists":
+        _, low, high, min_size, max_size = spec
+        return st.lists(small_integers(low, high), min_size=min_size, max_size=max_size)
+    if kind == "boolean_lists":
+        return st.lists(st.booleans(), min_size=spec[1], max_size=spec[1])
+    if kind == "codes":
+        return operation_codes(spec[1])
+    raise ValueError(f"no strategy for {spec!r}")
+
+
+def _fits(spec: tuple, value) -> bool:
+    """Whether ``value`` is one that ``_strategy(spec)`` can draw."""
+    kind = spec[0]
+    if kind == "integers":
+        return type(value) is int and spec[1] <= value <= spec[2]
+    if type(value) is not list:
+        return False
+    if kind == "integer_lists":
+        _, low, high, min_size, max_size = spec
+        return min_size <= len(value) <= max_size and all(type(v) is int and low <= v <= high for v in value)
+    if kind == "boolean_lists":
+        return len(value) == spec[1] and all(type(v) is bool for v in value)
+    if kind == "codes":
+        return 1 <= len(value) <= spec[1] and all(type(v) is int and 0 <= v < CODE_BASE**2 for v in value)
+    return False
+
+
 def _leaf_values(draw, shape):
     """Numbers away from 0 with both signs: a drawn integer picks them, so they shrink towards simple ones."""
     count = int(np.prod(shape)) if shape else 1
-    magnitudes = draw(st.lists(small_integers(1, 8), min_size=count, max_size=count))
-    signs = draw(st.lists(st.booleans(), min_size=count, max_size=count))
+    magnitudes = draw(("integer_lists", 1, 8, count, count))
+    signs = draw(("boolean_lists", count))
     values = np.array([m / 4 * (-1 if s else 1) for m, s in zip(magnitudes, signs, strict=True)], dtype=np.float64)
     return values.reshape(shape) if shape else float(values[0])
 
@@ -237,13 +275,12 @@ def _add_function(pick, graph: Graph, x: int, functions, spec) -> None:
     _maybe_with_its_input(pick, graph, x, spec)
 
 
-@st.composite
-def scalar_graphs(draw, max_operations: int = 5, functions=("exp", "log", "tanh", "relu", "square", "neg")):
+def build_scalar_graph(draw, max_operations: int, functions: tuple) -> Graph:
     """A graph for the Value engine: two or three leaves, up to ``max_operations`` operations."""
-    count = draw(small_integers(1, 3))
+    count = draw(("integers", 1, 3))
     graph = Graph(leaves=[_leaf_values(draw, ()) for _ in range(count)])
     graph.values = list(graph.leaves)
-    for code in draw(operation_codes(max_operations)):
+    for code in draw(("codes", max_operations)):
         pick = Picker(code).pick
         kind = pick(["binary", "unary", "number"])
         x = len(graph.values) - 1 if graph.operations else 0  # a chain: every operation reaches the output
@@ -262,17 +299,16 @@ def scalar_graphs(draw, max_operations: int = 5, functions=("exp", "log", "tanh"
     return graph
 
 
-@st.composite
-def tensor_graphs(draw, max_operations: int = 5, functions=("exp", "log", "tanh", "relu", "square", "neg")):
+def build_tensor_graph(draw, max_operations: int, functions: tuple) -> Graph:
     """A graph for the Tensor engine: leaves of shapes (m, n), (n,), (m, 1) or (1, n) (square or not),
     operations that broadcast, reduce (sum, mean, an axis or all, keepdims or not), reshape,
     transpose and multiply matrices."""
-    m, n = draw(small_integers(1, 3)), draw(small_integers(2, 3))
+    m, n = draw(("integers", 1, 3)), draw(("integers", 2, 3))
     choices = [(m, n), (n,), (m, 1), (1, n), (n, m)]
-    shapes = [choices[i] for i in draw(st.lists(small_integers(0, len(choices) - 1), min_size=1, max_size=3))]
+    shapes = [choices[i] for i in draw(("integer_lists", 0, len(choices) - 1, 1, 3))]
     graph = Graph(leaves=[_leaf_values(draw, shape) for shape in shapes])
     graph.values = list(graph.leaves)
-    for code in draw(operation_codes(max_operations)):
+    for code in draw(("codes", max_operations)):
         pick = Picker(code).pick
         nodes = range(len(graph.values))
         kind = pick(["binary", "unary", "reduce", "reshape", "transpose", "matmul"])
@@ -320,6 +356,82 @@ def tensor_graphs(draw, max_operations: int = 5, functions=("exp", "log", "tanh"
     if not graph.operations:  # every drawn kind was unusable on these shapes
         _add(graph, "({} * {})", [0, 0], BINARY["*"], np.asarray(graph.values[0]) ** 2)
     return graph
+
+
+FUNCTIONS = ("exp", "log", "tanh", "relu", "square", "neg")
+
+
+@dataclass(frozen=True)
+class GraphFamily:
+    """The random graphs one builder makes from its arguments: drawn by Hypothesis (``strategy``), or
+    replayed from the values recorded when they were drawn (``replay``), which needs no search."""
+
+    name: str
+    build: object  # build_scalar_graph or build_tensor_graph
+    max_operations: int = 5
+    functions: tuple = FUNCTIONS
+
+    def __repr__(self) -> str:  # as a strategy's: scalar_graphs(), tensor_graphs(max_operations=3)
+        args = [f"max_operations={self.max_operations}"] if self.max_operations != 5 else []
+        args += [f"functions={self.functions!r}"] if self.functions != FUNCTIONS else []
+        return f"{self.name}({', '.join(args)})"
+
+    def strategy(self):
+        return _drawn(self.build, self.max_operations, self.functions)
+
+    def replay(self, draws: list) -> Graph | None:
+        """The graph these recorded values make, or None if they are not what the builder draws."""
+        values = iter(draws)
+
+        def take(spec):
+            value = next(values, _STALE)
+            if value is _STALE or not _fits(spec, value):
+                raise _Stale
+            return value
+
+        try:
+            graph = self.build(take, self.max_operations, self.functions)
+        except _Stale:
+            return None
+        if next(values, _STALE) is not _STALE:
+            return None
+        graph.draws = list(draws)
+        return graph
+
+
+class _Stale(Exception):
+    """Recorded values that the builder does not draw: recorded by another version of the kit."""
+
+
+_STALE = object()
+
+
+@st.composite
+def _drawn(draw, build, max_operations: int, functions: tuple) -> Graph:
+    drawn = []
+
+    def take(spec):
+        value = draw(_strategy(spec))
+        drawn.append(value)
+        return value
+
+    graph = build(take, max_operations, functions)
+    graph.draws = drawn
+    return graph
+
+
+def scalar_graphs(max_operations: int = 5, functions: tuple = FUNCTIONS) -> GraphFamily:
+    """Graphs for the Value engine (build_scalar_graph)."""
+    return GraphFamily("scalar_graphs", build_scalar_graph, max_operations, tuple(functions))
+
+
+def tensor_graphs(max_operations: int = 5, functions: tuple = FUNCTIONS) -> GraphFamily:
+    """Graphs for the Tensor engine (build_tensor_graph)."""
+    return GraphFamily("tensor_graphs", build_tensor_graph, max_operations, tuple(functions))
+
+
+# The families and settings the labs' tests use, whose searched graphs ship in drawn_graphs.json.
+SHIPPED = ((scalar_graphs(), SCALAR_GRAPH_SETTINGS), (tensor_graphs(), GRAPH_SETTINGS))
 
 
 def output_seed(graph: Graph) -> np.ndarray | None:
@@ -481,21 +593,47 @@ def _passes_every_searched_graph(engine, graphs, graph_settings: settings) -> bo
     return passes_every_check(engine, cases, scalar=bool(searched) and isinstance(searched[0].leaves[0], float))
 
 
-_SEARCHED: dict[tuple[object, str, str], list[Graph]] = {}
+_SEARCHED: dict[object, list[Graph]] = {}
 
 
 def _searched_once(graphs, graph_settings: settings) -> list[Graph]:
-    """searched_graphs, drawn once per process for each strategy and settings. A strategy made by a
-    function (``scalar_graphs()``) is told apart by that function and its arguments (its repr); any
-    other is drawn each time."""
-    function = getattr(graphs, "function", None)
-    if function is None:
+    """searched_graphs, once per process for each family or strategy and settings: the kit's families
+    replayed from what was drawn for them (drawn_graphs), if it was this Hypothesis that drew them, else
+    drawn. A strategy made by a function (a composite) is told apart by that function and its arguments
+    (its repr); any other is drawn each time."""
+    if isinstance(graphs, GraphFamily):
+        key = family_key(graphs, graph_settings)
+    elif getattr(graphs, "function", None) is not None:
+        key = (graphs.function, repr(graphs), repr(graph_settings))  # the function itself: its id could be reused
+    else:
         return searched_graphs(graphs, graph_settings)
-    key = (function, repr(graphs), repr(graph_settings))  # the function itself: its id could be reused
     if key not in _SEARCHED:
-        with _time_limit_held():  # a limit that fires meanwhile stops the test once the graphs are kept
-            _SEARCHED[key] = searched_graphs(graphs, graph_settings)
+        replayed = _replayed(graphs, graph_settings) if isinstance(graphs, GraphFamily) else None
+        if replayed is not None:
+            _SEARCHED[key] = replayed
+        else:
+            with _time_limit_held():  # a limit that fires meanwhile stops the test once the graphs are kept
+                _SEARCHED[key] = searched_graphs(graphs, graph_settings)
     return _SEARCHED[key]
+
+
+def family_key(family: GraphFamily, graph_settings: settings) -> str:
+    """What names a family's searched graphs in drawn_graphs.json: what decides which graphs the search draws."""
+    return f"{family!r} {graph_settings!r} seed={GRAPH_SEED}"
+
+
+def _replayed(family: GraphFamily, graph_settings: settings) -> list[Graph] | None:
+    recorded = drawn_graphs.recorded(family_key(family, graph_settings), hypothesis.__version__)
+    if recorded is None:
+        return None
+    replayed = [family.replay(draws) for draws in recorded]
+    return None if any(graph is None for graph in replayed) else replayed
+
+
+def drawn_graphs_now() -> str:
+    """drawn_graphs.json as it should be: what this Hypothesis draws for each family the labs use."""
+    drawn = {family_key(f, s): [graph.draws for graph in searched_graphs(f, s)] for f, s in SHIPPED}
+    return drawn_graphs.document(drawn, hypothesis.__version__)
 
 
 def searched_graphs(graphs, graph_settings: settings) -> list[Graph]:
@@ -517,6 +655,7 @@ def _search(graphs, graph_settings: settings, fails) -> Graph:
     callbacks = list(gc.callbacks)
     try:
         with _time_limit_held():
-            return find(graphs, fails, settings=graph_settings, random=Random(GRAPH_SEED))
+            strategy = graphs.strategy() if isinstance(graphs, GraphFamily) else graphs
+            return find(strategy, fails, settings=graph_settings, random=Random(GRAPH_SEED))
     finally:
         gc.callbacks[:] = callbacks
