@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from grader import labs
 from grader.grading import grade as grading
 from grader.implementation import Implementation
-from grader.testing import drawn_graphs, graphs
+from grader.testing import drawn_graphs, graph_search, graphs
 from reference.ch06 import Tensor, Value
 from tests.grading import failing
 from tests.grading import grade as cached_grade
@@ -108,8 +108,8 @@ def test_a_shared_node_bug_shows_the_same_small_graph_in_both_modes_and_runs(tmp
 def test_the_rendered_expression_is_the_computation():
     """Each graph the search checks, evaluated from its rendering with the oracle, gives the graph's own value."""
     seen = [
-        *graphs.searched_graphs(graphs.tensor_graphs(), graphs.GRAPH_SETTINGS),
-        *graphs.searched_graphs(graphs.scalar_graphs(), graphs.SCALAR_GRAPH_SETTINGS),
+        *graph_search.searched_graphs(graphs.tensor_graphs(), graphs.GRAPH_SETTINGS),
+        *graph_search.searched_graphs(graphs.scalar_graphs(), graphs.SCALAR_GRAPH_SETTINGS),
     ]
     assert len(seen) == graphs.GRAPH_SETTINGS.max_examples + graphs.SCALAR_GRAPH_SETTINGS.max_examples
     for graph in seen:
@@ -126,7 +126,7 @@ def test_the_rendered_expression_is_the_computation():
 def test_the_search_covers_what_it_claims():
     """Shared nodes, both engines' shapes square and not, and every kind of tensor operation appear."""
     tensor_text = " ".join(
-        g.expression() for g in graphs.searched_graphs(graphs.tensor_graphs(), graphs.GRAPH_SETTINGS)
+        g.expression() for g in graph_search.searched_graphs(graphs.tensor_graphs(), graphs.GRAPH_SETTINGS)
     )
     for fragment in [
         " @ ",
@@ -141,7 +141,7 @@ def test_the_search_covers_what_it_claims():
     ]:
         assert fragment in tensor_text, fragment
     scalar_text = " ".join(
-        g.expression() for g in graphs.searched_graphs(graphs.scalar_graphs(), graphs.SCALAR_GRAPH_SETTINGS)
+        g.expression() for g in graph_search.searched_graphs(graphs.scalar_graphs(), graphs.SCALAR_GRAPH_SETTINGS)
     )
     for fragment in [".exp()", ".log()", ".tanh()", ".relu()", "** 2", "2.0 + ", "1.0 / ", "3.0 * ", "1.0 - ", "u1 = "]:
         assert fragment in scalar_text, fragment
@@ -149,11 +149,11 @@ def test_the_search_covers_what_it_claims():
 
 DRAW_GRAPHS = """
 import sys
-from grader.testing import graphs
+from grader.testing import graph_search, graphs
 if len(sys.argv) > 1:
     __import__(sys.argv[1])
-print([g.expression() for g in graphs.searched_graphs(graphs.tensor_graphs(), graphs.GRAPH_SETTINGS)])
-print([g.expression() for g in graphs.searched_graphs(graphs.scalar_graphs(), graphs.SCALAR_GRAPH_SETTINGS)])
+print([g.expression() for g in graph_search.searched_graphs(graphs.tensor_graphs(), graphs.GRAPH_SETTINGS)])
+print([g.expression() for g in graph_search.searched_graphs(graphs.scalar_graphs(), graphs.SCALAR_GRAPH_SETTINGS)])
 """
 
 
@@ -245,7 +245,7 @@ def test_a_correct_engine_runs_every_graph_before_its_one_read(monkeypatch):
     monkeypatch.setattr(gradients, "read_each", lambda pairs: events.append("read") or read_each(pairs))
     graphs.check_random_graphs(Value, graphs.scalar_graphs(), graphs.SCALAR_GRAPH_SETTINGS, hint="")
     assert events == ["backward"] * len(
-        graphs.searched_graphs(graphs.scalar_graphs(), graphs.SCALAR_GRAPH_SETTINGS)
+        graph_search.searched_graphs(graphs.scalar_graphs(), graphs.SCALAR_GRAPH_SETTINGS)
     ) + ["read"]
 
 
@@ -264,8 +264,13 @@ def test_the_first_graph_drawn_is_the_one_shrinking_ends_on(kind):
         "scalar": (graphs.scalar_graphs(), graphs.SCALAR_GRAPH_SETTINGS),
         "tensor": (graphs.tensor_graphs(), graphs.GRAPH_SETTINGS),
     }[kind]
-    first = graphs.searched_graphs(strategy, settings)[0]
-    shrunk = find(strategy.strategy(), lambda graph: True, settings=settings, random=Random(graphs.GRAPH_SEED))
+    first = graph_search.searched_graphs(strategy, settings)[0]
+    shrunk = find(
+        strategy.strategy(),
+        lambda graph: True,
+        settings=graph_search.hypothesis_settings(settings),
+        random=Random(graphs.GRAPH_SEED),
+    )
     assert shrunk.expression() == first.expression()
 
 
@@ -276,7 +281,7 @@ def test_an_engine_failing_the_first_graph_is_shown_it_without_a_search(monkeypa
     monkeypatch.setattr(graphs, "check_graph", lambda *a, **k: checked.append(a[1]) or check_graph(*a, **k))
     with pytest.raises(NotImplementedError, match="Value.__init__"):
         graphs.check_random_graphs(_Unfinished, graphs.scalar_graphs(), graphs.SCALAR_GRAPH_SETTINGS, hint="")
-    first = graphs.searched_graphs(graphs.scalar_graphs(), graphs.SCALAR_GRAPH_SETTINGS)[0]
+    first = graph_search.searched_graphs(graphs.scalar_graphs(), graphs.SCALAR_GRAPH_SETTINGS)[0]
     assert checked == [first, first]
 
 
@@ -315,9 +320,9 @@ def test_a_time_limit_that_fires_while_the_graphs_are_drawn_stops_the_test_once_
 
 COUNT_GC_CALLBACKS = """
 import gc
-from grader.testing import graphs
+from grader.testing import graph_search, graphs
 before = len(gc.callbacks)
-graphs.searched_graphs(graphs.scalar_graphs(), graphs.SCALAR_GRAPH_SETTINGS)
+graph_search.searched_graphs(graphs.scalar_graphs(), graphs.SCALAR_GRAPH_SETTINGS)
 print(before, len(gc.callbacks))
 """
 
@@ -338,7 +343,7 @@ def test_the_shipped_graphs_are_the_ones_hypothesis_draws():
     """drawn_graphs.json holds what each family's builder drew for the graphs a correct engine is checked
     on, with the pinned Hypothesis: `grader graphs` writes it again after a change to the graphs."""
     shipped = drawn_graphs.PATH.read_text(encoding="utf-8")
-    assert shipped == graphs.drawn_graphs_now(), "drawn_graphs.json is out of date: run `grader graphs`"
+    assert shipped == graph_search.drawn_graphs_now(), "drawn_graphs.json is out of date: run `grader graphs`"
     assert f'"hypothesis": "{hypothesis.__version__}"' in shipped
 
 
@@ -346,7 +351,7 @@ def test_the_shipped_graphs_are_the_ones_hypothesis_draws():
 def test_a_replayed_graph_is_the_graph_drawn(family, settings):
     """Built again from what its builder drew, each graph has the same leaves, operations (as the expression
     renders them), oracle values and output seed as the one Hypothesis drew, and computes the same on an engine."""
-    for drawn in graphs.searched_graphs(family, settings):
+    for drawn in graph_search.searched_graphs(family, settings):
         replayed = family.replay(drawn.draws)
         assert replayed.expression() == drawn.expression()
         assert len(replayed.values) == len(drawn.values)
@@ -386,27 +391,33 @@ def test_another_hypothesis_draws_the_graphs_itself():
     assert drawn_graphs.recorded(key, "6.0.0") is None
 
 
-CHECK_WITHOUT_DRAWING = """
-from grader.testing import drawn_graphs, graphs
+CHECK_WITHOUT_HYPOTHESIS = """
+import sys
+from grader.testing import graphs
 from reference.ch06 import Tensor, Value
 
-def refuse(*args, **kwargs):
-    raise AssertionError("Hypothesis drew graphs")
+class Unfinished(Value):
+    def __init__(self, *args, **kwargs):
+        raise NotImplementedError("Value.__init__")
 
-graphs.searched_graphs = refuse
 graphs.check_random_graphs(Value, graphs.scalar_graphs(), graphs.SCALAR_GRAPH_SETTINGS, hint="")
 graphs.check_random_graphs(Tensor, graphs.tensor_graphs(), graphs.GRAPH_SETTINGS, hint="")
-print("checked")
+print("reference", "hypothesis" in sys.modules)
+try:
+    graphs.check_random_graphs(Unfinished, graphs.scalar_graphs(), graphs.SCALAR_GRAPH_SETTINGS, hint="")
+except NotImplementedError as exc:
+    print("unfinished", "hypothesis" in sys.modules, exc)
 """
 
 
-def test_a_correct_engine_is_checked_on_the_shipped_graphs_without_a_search():
+def test_a_correct_engine_and_an_unfinished_one_are_checked_without_hypothesis():
     """In a fresh process, as every `grader run` is: the reference passes both families' graphs, built from
-    drawn_graphs.json; Hypothesis draws nothing (drawing them took a third of a second of every run)."""
+    drawn_graphs.json, and an unfinished engine fails the first one and is shown it, and Hypothesis is not
+    even imported (drawing the graphs and importing it took half a second of every run)."""
     environment = {**os.environ, "PYTHONPATH": str(labs.KIT_ROOT)}
-    command = [sys.executable, "-c", CHECK_WITHOUT_DRAWING]
-    done = subprocess.run(command, env=environment, capture_output=True, text=True)
-    assert done.returncode == 0 and done.stdout.strip() == "checked", done.stderr[-2000:]
+    command = [sys.executable, "-c", CHECK_WITHOUT_HYPOTHESIS]
+    done = subprocess.run(command, env=environment, cwd=labs.KIT_ROOT, capture_output=True, text=True)
+    assert done.stdout.splitlines() == ["reference False", "unfinished False Value.__init__"], done.stderr[-2000:]
 
 
 def test_grader_graphs_writes_the_file_again_and_check_says_when_it_is_out_of_date(tmp_path, monkeypatch):

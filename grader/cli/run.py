@@ -132,9 +132,9 @@ def make_starter(lab_names, check):
 def make_graphs(check):
     """Write grader/testing/drawn_graphs.json: the random graphs a correct engine is checked on, as drawn
     (or --check that it is current). Run it after changing the graphs' builders, settings or Hypothesis."""
-    from grader.testing import drawn_graphs, graphs  # Hypothesis, only for this command
+    from grader.testing import drawn_graphs, graph_search  # Hypothesis, only for this command
 
-    text = graphs.drawn_graphs_now()
+    text = graph_search.drawn_graphs_now()
     current = drawn_graphs.PATH.read_text(encoding="utf-8") if drawn_graphs.PATH.exists() else None
     where = drawn_graphs.PATH.relative_to(labs.KIT_ROOT)
     if current == text:

@@ -1,4 +1,5 @@
-"""Random computation graphs for the labs' engines, drawn by Hypothesis.
+"""Random computation graphs for the labs' engines: what a graph is, how one is built from what is drawn
+for it, and the check of an engine on them (Hypothesis draws them and searches: grader.testing.graph_search).
 
 A graph is a list of operations over a few leaves; any node may be an operand of several later
 ones (a shared subexpression, a leaf used in several places). It is written once as a function of
@@ -14,21 +15,13 @@ Hypothesis shrinks a failing graph towards fewer operations, so the message show
 
 from __future__ import annotations
 
-import gc
-import signal
-import threading
-from contextlib import contextmanager, suppress
+import importlib.metadata
 from dataclasses import dataclass, field
-from random import Random
 
-import hypothesis
 import numpy as np
-from hypothesis import HealthCheck, Phase, find, settings
-from hypothesis import strategies as st
-from hypothesis.errors import Flaky, NoSuchExample
 
 from grader import verdicts
-from grader.testing import drawn_graphs
+from grader.testing import drawn_graphs, time_limit
 from grader.testing.checks import fail, show
 from grader.testing.gradients import check_scalar_gradients, check_tensor_gradients, passes_every_check
 from grader.testing.spec import SpecScalar, SpecTensor
@@ -40,25 +33,24 @@ EXP_LIMIT = 3.0
 # Reproducible: the search starts from a fixed seed, so a run is the same in-process and behind the
 # wall, and from one run to the next. Not derandomize=True: it seeds from the test's source, which the
 # grading process may load from a copy Hypothesis cannot read, and falls back to the test's name, a
-# different seed in each mode. And the strategies draw only small integers (small_integers).
+# different seed in each mode. And the strategies draw only small integers (graph_search.small_integers).
 GRAPH_SEED = 22
 # Graphs shrinking may try after the first failure: Hypothesis's shrinker costs about 20 ms a graph
 # here (a tensor graph drawn again), and would try hundreds.
 SHRINK_BUDGET = 20
 CODE_BASE = 64  # one operation's choices (Picker) are two digits in this base: 4096, more than any has
-GRAPH_SETTINGS = settings(
-    derandomize=False,
-    database=None,
-    deadline=None,
-    max_examples=20,
-    # No explain phase: after shrinking it tries hundreds of variations to say which parts of the
-    # graph matter, seconds of a test's time limit for a sentence the message does not show.
-    phases=[Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink],
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large],
-)
 
+
+@dataclass(frozen=True)
+class SearchSettings:
+    """How many graphs the search draws (graph_search.hypothesis_settings makes Hypothesis's settings of it)."""
+
+    max_examples: int
+
+
+GRAPH_SETTINGS = SearchSettings(max_examples=20)
 # Scalar graphs cost little: more of them find a bug that needs a rarer pattern (f(u) * u for each f).
-SCALAR_GRAPH_SETTINGS = settings(GRAPH_SETTINGS, max_examples=40)
+SCALAR_GRAPH_SETTINGS = SearchSettings(max_examples=40)
 
 
 @dataclass
@@ -161,39 +153,12 @@ NUMBER_LEFT = {
 }
 
 
-def small_integers(low: int, high: int):
-    """An integer in [low, high], a range of fewer than 100 numbers, shrinking towards ``low``.
-
-    Hypothesis draws some integers from the constants it finds in the local modules loaded: a
-    student's module, or the kit's (loaded in-process, not behind the wall), would change which
-    graphs are drawn. It never takes integers between -99 and 99 from them (it favours small
-    integers anyway), so a narrow range draws from the seed alone. Booleans alone would do too,
-    at three times the cost of the search."""
-    if not (-100 < low <= high < 100):
-        raise ValueError(f"small_integers({low}, {high}): outside -99..99 Hypothesis may draw a module's constants")
-    return st.integers(low, high)
-
-
 # What a graph's builder draws, as plain tuples: ("integers", low, high), ("integer_lists", low, high,
 # min_size, max_size), ("boolean_lists", size), ("codes", max_operations). Drawn, each is one of
-# Hypothesis's strategies (_strategy); replayed, each is a value recorded when it was drawn
-# (GraphFamily.replay), checked against what the builder asks for (_fits).
-def _strategy(spec: tuple):
-    kind = spec[0]
-    if kind == "integers":
-        return small_integers(spec[1], spec[2])
-    if kind == "integer_lists":
-        _, low, high, min_size, max_size = spec
-        return st.lists(small_integers(low, high), min_size=min_size, max_size=max_size)
-    if kind == "boolean_lists":
-        return st.lists(st.booleans(), min_size=spec[1], max_size=spec[1])
-    if kind == "codes":
-        return operation_codes(spec[1])
-    raise ValueError(f"no strategy for {spec!r}")
-
-
+# Hypothesis's strategies (graph_search.strategy_for); replayed, each is a value recorded when it was
+# drawn (GraphFamily.replay), checked against what the builder asks for (_fits).
 def _fits(spec: tuple, value) -> bool:
-    """Whether ``value`` is one that ``_strategy(spec)`` can draw."""
+    """Whether ``value`` is one that ``graph_search.strategy_for(spec)`` can draw."""
     kind = spec[0]
     if kind == "integers":
         return type(value) is int and spec[1] <= value <= spec[2]
@@ -224,13 +189,6 @@ def _other_operand(pick, graph: Graph) -> int:
     if graph.operations and pick((False, True)):
         return graph.operations[-1][1][0]
     return pick(range(len(graph.values)))
-
-
-def operation_codes(max_operations: int):
-    """One wide integer per operation (two small ones), decoded by Picker: shrinking drops
-    operations and lowers codes towards 0, the simplest operation."""
-    code = st.tuples(small_integers(0, CODE_BASE - 1), small_integers(0, CODE_BASE - 1))
-    return st.lists(code.map(lambda pair: pair[0] * CODE_BASE + pair[1]), min_size=1, max_size=max_operations)
 
 
 class Picker:
@@ -377,7 +335,10 @@ class GraphFamily:
         return f"{self.name}({', '.join(args)})"
 
     def strategy(self):
-        return _drawn(self.build, self.max_operations, self.functions)
+        """Hypothesis's strategy for these graphs."""
+        from grader.testing import graph_search
+
+        return graph_search.strategy(self)
 
     def replay(self, draws: list) -> Graph | None:
         """The graph these recorded values make, or None if they are not what the builder draws."""
@@ -404,20 +365,6 @@ class _Stale(Exception):
 
 
 _STALE = object()
-
-
-@st.composite
-def _drawn(draw, build, max_operations: int, functions: tuple) -> Graph:
-    drawn = []
-
-    def take(spec):
-        value = draw(_strategy(spec))
-        drawn.append(value)
-        return value
-
-    graph = build(take, max_operations, functions)
-    graph.draws = drawn
-    return graph
 
 
 def scalar_graphs(max_operations: int = 5, functions: tuple = FUNCTIONS) -> GraphFamily:
@@ -462,133 +409,89 @@ TOGETHER_NOT_ALONE = (
 )
 
 
-class _ShrinkingBudgetSpent(BaseException):
+class ShrinkingBudgetSpent(BaseException):
     """Raised through Hypothesis (which lets a BaseException pass) to end shrinking early."""
 
 
-class _SimplestFails(BaseException):
-    """Raised through Hypothesis when the first graph the search draws fails. That graph is the simplest
-    it draws (tests/test_random_graphs.py): shrinking starts there and ends there, after a few more graphs
-    and most of the test's time. An unfinished engine fails it: most of a student's runs."""
+class SimplestFails(BaseException):
+    """Raised when the first graph the search draws fails (through Hypothesis, or before it runs). That graph
+    is the simplest it draws (tests/test_random_graphs.py): shrinking starts there and ends there, after a
+    few more graphs and most of the test's time. An unfinished engine fails it: most of a student's runs."""
 
 
-def check_random_graphs(engine, graphs, graph_settings: settings, *, hint: str) -> None:
-    """Check ``engine`` on the graphs the ``graphs`` strategy draws from the fixed seed; fail with the
-    smallest failing graph found, checked again with the full diagnosis.
+class GraphTrial:
+    """Whether graphs fail on ``engine``, as the search asks it: any exception from the code under test
+    counts, with no diagnosis, so the search takes the same path in-process and behind the wall, where an
+    exception's type and origin may differ. It keeps the smallest failing graph; raises SimplestFails when
+    the first graph tried fails, ShrinkingBudgetSpent SHRINK_BUDGET graphs after the first failure (a count,
+    not a time, so the same in every mode), and an error of the grading itself (a time limit, the worker
+    lost) at once, and again at every later graph (``fatal``)."""
 
-    The search draws the same graphs for every engine until one fails, so those graphs are drawn
-    once per process (searched_graphs) and checked all at once: drawing them was most of the test's
-    time for an engine that passes, and checking them in turn two round trips a graph behind the
-    wall. Only an engine that fails one is searched, from the start, as Hypothesis would have from
-    the first graph.
+    def __init__(self, engine):
+        self.engine = engine
+        self.fatal: list[BaseException] = []
+        self.smallest: Graph | None = None
+        self.tried = 0
+        self.tried_since_failure = 0
 
-    The search asks only whether a graph fails: any exception the code under test raises counts, so
-    the search takes the same path in-process and behind the wall, where an exception's type and
-    origin may differ, and stays cheap (no diagnosis for the graphs shrinking tries). Shrinking
-    stops after SHRINK_BUDGET more graphs: the smallest failing graph so far is shown (a count, not
-    a time, so the same in every mode). A failure of the grading itself (a time limit, the worker
-    lost) ends the search at once."""
-    if _passes_every_searched_graph(engine, graphs, graph_settings):
-        return
-    fatal: list[BaseException] = []
-    failing: list[Graph] = []  # the smallest failing graph so far
-    tried_since_failure = 0
-    tried = 0
-
-    def fails(graph: Graph) -> bool:
-        nonlocal tried_since_failure, tried
-        if fatal:
-            raise fatal[0]
-        tried += 1
-        if failing:
-            if tried_since_failure >= SHRINK_BUDGET:
-                raise _ShrinkingBudgetSpent
-            tried_since_failure += 1
+    def fails(self, graph: Graph) -> bool:
+        if self.fatal:
+            raise self.fatal[0]
+        self.tried += 1
+        if self.smallest is not None:
+            if self.tried_since_failure >= SHRINK_BUDGET:
+                raise ShrinkingBudgetSpent
+            self.tried_since_failure += 1
         try:
-            with _time_limit_open():
-                check_graph(engine, graph, explain=False)
+            with time_limit.lifted():
+                check_graph(self.engine, graph, explain=False)
         except (verdicts.SubmissionError, verdicts.WorkerFailure) as exc:
-            fatal.append(exc)
+            self.fatal.append(exc)
             raise
         except Exception:
-            if not failing or graph.complexity() < failing[0].complexity():
-                failing[:] = [graph]
-            if tried == 1:
-                raise _SimplestFails from None
+            if self.smallest is None or graph.complexity() < self.smallest.complexity():
+                self.smallest = graph
+            if self.tried == 1:
+                raise SimplestFails from None
             return True
         except BaseException as exc:  # the in-process time limit (pytest-timeout), an interrupt
-            fatal.append(exc)
+            self.fatal.append(exc)
             raise
         return False
 
+
+def check_random_graphs(engine, graphs, graph_settings: SearchSettings, *, hint: str) -> None:
+    """Check ``engine`` on the graphs the ``graphs`` family (or Hypothesis strategy) draws from the fixed
+    seed; fail with the smallest failing graph found, checked again with the full diagnosis.
+
+    The search draws the same graphs for every engine until one fails, so those graphs are drawn once
+    per process, or built from the draws shipped for them (_searched_once), and checked all at once:
+    drawing them was most of the test's time for an engine that passes, and checking them in turn two
+    round trips a graph behind the wall. An engine that fails one is tried on the first alone: if it
+    fails that, it is shown it (the search would end there: SimplestFails); else it is searched with
+    Hypothesis from the first graph (graph_search.smallest_failing), as Hypothesis would have, and
+    shrinking stops SHRINK_BUDGET graphs after the first failure."""
+    searched = _searched_once(graphs, graph_settings)
+    if _passes_every(engine, searched):
+        return
+    trial = GraphTrial(engine)
     try:
-        smallest = _search(graphs, graph_settings, fails)
-    except _SimplestFails:
-        smallest = failing[0]
-    except NoSuchExample:  # the graphs failed together and pass one by one: state, or values changed later
-        fail(TOGETHER_NOT_ALONE, UNRELIABLE)
-    except _ShrinkingBudgetSpent:
-        smallest = failing[0]
-    except BaseException as exc:
-        if fatal:
-            raise fatal[0] from None
-        if isinstance(exc, Flaky):  # a graph failed once, then passed when tried again
-            fail("a random graph failed once and passed when tried again", UNRELIABLE)
-        raise
+        trial.fails(searched[0])  # the first graph tried: SimplestFails if it fails
+        trial.tried = 0  # it passed alone: the search starts from it again
+        from grader.testing import graph_search  # Hypothesis: only for an engine that fails a later graph
+
+        smallest = graph_search.smallest_failing(graphs, graph_settings, trial)
+    except SimplestFails:
+        smallest = trial.smallest
     check_graph(engine, smallest, hint=hint)
     fail(f"random graph `{smallest.expression()}` failed during the search and passed when checked again", UNRELIABLE)
 
 
-# The handlers _time_limit_held replaced, innermost last, each with whether its signal came meanwhile.
-_HELD: list[tuple[object, list[int]]] = []
-
-
-@contextmanager
-def _time_limit_held():
-    """The in-process time limit (pytest-timeout's SIGALRM) held while Hypothesis draws graphs, and
-    delivered when the block ends: fired inside Hypothesis's own machinery it became a Flaky error (an
-    "error" verdict, where the other mode says "timeout"), or was lost in its gc callback. The code
-    under test runs in the block under _time_limit_open, where the limit fires as anywhere else.
-    (Blocking the signal would not do: another thread, numpy's BLAS, takes it for the process.)"""
-    if threading.current_thread() is not threading.main_thread():  # only the main thread sets handlers
-        yield
-        return
-    fired: list[int] = []
-    previous = signal.signal(signal.SIGALRM, lambda signum, frame: fired.append(signum))
-    _HELD.append((previous, fired))
-    try:
-        yield
-    finally:
-        _HELD.pop()
-        signal.signal(signal.SIGALRM, previous)
-        if fired:
-            signal.raise_signal(signal.SIGALRM)  # to the handler it was meant for, now
-
-
-@contextmanager
-def _time_limit_open():
-    """Inside _time_limit_held: the code under test's time, when a limit that came meanwhile fires."""
-    if not _HELD or threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    holding = signal.signal(signal.SIGALRM, _HELD[0][0])  # the outermost hold's: the limit's own handler
-    try:
-        if any(fired for _, fired in _HELD):
-            for _, fired in _HELD:
-                fired.clear()
-            signal.raise_signal(signal.SIGALRM)
-        yield
-    finally:
-        signal.signal(signal.SIGALRM, holding)
-
-
-def _passes_every_searched_graph(engine, graphs, graph_settings: settings) -> bool:
-    """Whether ``engine`` passes every graph the search draws when none fails, all checked at once
-    (passes_every_check: behind the wall one round trip, not two a graph). The checker hands the
-    engine copies of the leaves: code under test run in-process that writes into its inputs cannot
-    change these graphs for the next submission graded here. An error of the grading itself (a time
-    limit, the worker lost) is raised, as the search would."""
-    searched = _searched_once(graphs, graph_settings)
+def _passes_every(engine, searched: list[Graph]) -> bool:
+    """Whether ``engine`` passes every graph of ``searched``, all checked at once (passes_every_check: behind
+    the wall one round trip, not two a graph). The checker hands the engine copies of the leaves: code under
+    test run in-process that writes into its inputs cannot change these graphs for the next submission graded
+    here. An error of the grading itself (a time limit, the worker lost) is raised, as the search would."""
     cases = [(graph, graph.leaves, output_seed(graph)) for graph in searched]
     return passes_every_check(engine, cases, scalar=bool(searched) and isinstance(searched[0].leaves[0], float))
 
@@ -596,66 +499,45 @@ def _passes_every_searched_graph(engine, graphs, graph_settings: settings) -> bo
 _SEARCHED: dict[object, list[Graph]] = {}
 
 
-def _searched_once(graphs, graph_settings: settings) -> list[Graph]:
-    """searched_graphs, once per process for each family or strategy and settings: the kit's families
-    replayed from what was drawn for them (drawn_graphs), if it was this Hypothesis that drew them, else
-    drawn. A strategy made by a function (a composite) is told apart by that function and its arguments
-    (its repr); any other is drawn each time."""
+def _searched_once(graphs, graph_settings: SearchSettings) -> list[Graph]:
+    """The graphs the search draws when none fails, once per process for each family or strategy and
+    settings: the kit's families built from the draws shipped for them (drawn_graphs), if this Hypothesis
+    drew them, else drawn. A strategy made by a function (a composite) is told apart by that function and
+    its arguments (its repr); any other is drawn each time."""
     if isinstance(graphs, GraphFamily):
         key = family_key(graphs, graph_settings)
+        if key not in _SEARCHED:
+            replayed = _replayed(graphs, graph_settings)
+            if replayed is not None:
+                _SEARCHED[key] = replayed
     elif getattr(graphs, "function", None) is not None:
         key = (graphs.function, repr(graphs), repr(graph_settings))  # the function itself: its id could be reused
     else:
-        return searched_graphs(graphs, graph_settings)
-    if key not in _SEARCHED:
-        replayed = _replayed(graphs, graph_settings) if isinstance(graphs, GraphFamily) else None
-        if replayed is not None:
-            _SEARCHED[key] = replayed
-        else:
-            with _time_limit_held():  # a limit that fires meanwhile stops the test once the graphs are kept
-                _SEARCHED[key] = searched_graphs(graphs, graph_settings)
-    return _SEARCHED[key]
+        key = None
+    if key in _SEARCHED:
+        return _SEARCHED[key]
+    from grader.testing import graph_search  # Hypothesis: graphs that did not ship as drawn
+
+    with time_limit.held():  # a limit that fires meanwhile stops the test once the graphs are kept
+        drawn = graph_search.searched_graphs(graphs, graph_settings)
+        if key is not None:
+            _SEARCHED[key] = drawn
+    return drawn
 
 
-def family_key(family: GraphFamily, graph_settings: settings) -> str:
-    """What names a family's searched graphs in drawn_graphs.json: what decides which graphs the search draws."""
+def family_key(family: GraphFamily, graph_settings: SearchSettings) -> str:
+    """What names a family's searched graphs in drawn_graphs.json: what decides which graphs the search draws
+    (with graph_search's code, which `grader graphs --check` compares the file with)."""
     return f"{family!r} {graph_settings!r} seed={GRAPH_SEED}"
 
 
-def _replayed(family: GraphFamily, graph_settings: settings) -> list[Graph] | None:
-    recorded = drawn_graphs.recorded(family_key(family, graph_settings), hypothesis.__version__)
+def _replayed(family: GraphFamily, graph_settings: SearchSettings) -> list[Graph] | None:
+    try:
+        version = importlib.metadata.version("hypothesis")
+    except importlib.metadata.PackageNotFoundError:
+        return None
+    recorded = drawn_graphs.recorded(family_key(family, graph_settings), version)
     if recorded is None:
         return None
     replayed = [family.replay(draws) for draws in recorded]
-    return None if any(graph is None for graph in replayed) else replayed
-
-
-def drawn_graphs_now() -> str:
-    """drawn_graphs.json as it should be: what this Hypothesis draws for each family the labs use."""
-    drawn = {family_key(f, s): [graph.draws for graph in searched_graphs(f, s)] for f, s in SHIPPED}
-    return drawn_graphs.document(drawn, hypothesis.__version__)
-
-
-def searched_graphs(graphs, graph_settings: settings) -> list[Graph]:
-    """The graphs check_random_graphs checks a correct engine on, in order."""
-    seen = []
-    with suppress(NoSuchExample):
-        _search(graphs, graph_settings, lambda graph: seen.append(graph) or False)
-    return seen
-
-
-def _search(graphs, graph_settings: settings, fails) -> Graph:
-    """The smallest graph ``fails`` holds for, from the fixed seed; NoSuchExample if none. The one place
-    Hypothesis runs: the time limit is held here (_time_limit_held).
-
-    It leaves gc.callbacks as it found them: Hypothesis adds one for good, to time collections (for
-    its deadlines, which the graphs' settings turn off), and a signal handled during a collection runs
-    in it, where the time limit's exception is printed and dropped ("Exception ignored in ...
-    gc_callback"): a test that ran past its limit in-process would pass, or wait for the watchdog."""
-    callbacks = list(gc.callbacks)
-    try:
-        with _time_limit_held():
-            strategy = graphs.strategy() if isinstance(graphs, GraphFamily) else graphs
-            return find(strategy, fails, settings=graph_settings, random=Random(GRAPH_SEED))
-    finally:
-        gc.callbacks[:] = callbacks
+    return None if not replayed or any(graph is None for graph in replayed) else replayed
