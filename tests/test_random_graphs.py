@@ -440,3 +440,61 @@ def test_grader_graphs_writes_the_file_again_and_check_says_when_it_is_out_of_da
     assert "run `grader graphs`" in stale.output
     assert runner.invoke(make_graphs, []).exit_code == 0
     assert runner.invoke(make_graphs, ["--check"]).exit_code == 0
+
+
+REDRAWN_UNDER_ANOTHER_HYPOTHESIS = """
+import sys
+from pathlib import Path
+from grader.testing import drawn_graphs, graphs
+from reference.ch06 import Value
+
+stale = Path(sys.argv[1])
+stale.write_text(drawn_graphs.PATH.read_text().replace('"hypothesis": "', '"hypothesis": "0.'))
+drawn_graphs.PATH = stale
+graphs.check_random_graphs(Value, graphs.scalar_graphs(), graphs.SCALAR_GRAPH_SETTINGS, hint="")
+print("checked", "hypothesis" in sys.modules)
+"""
+
+
+def test_under_another_hypothesis_the_graphs_are_drawn_again(tmp_path):
+    """The shipped draws are for the Hypothesis that made them: under another (Python 3.10 gets an older
+    one), the search's own graphs are drawn, and a correct engine still passes them."""
+    environment = {**os.environ, "PYTHONPATH": str(labs.KIT_ROOT)}
+    command = [sys.executable, "-c", REDRAWN_UNDER_ANOTHER_HYPOTHESIS, str(tmp_path / "drawn_graphs.json")]
+    done = subprocess.run(command, env=environment, cwd=labs.KIT_ROOT, capture_output=True, text=True)
+    assert done.stdout.splitlines() == ["checked True"], done.stderr[-2000:]
+
+
+def test_the_shipped_graphs_hold_in_ci_too():
+    """Hypothesis loads its "ci" profile where CI is set (a fork's Actions run, the kit's .ci/run): the
+    graphs' settings are made on the default profile, so CI draws what the file holds."""
+    environment = {**os.environ, "PYTHONPATH": str(labs.KIT_ROOT), "CI": "true", "GITHUB_ACTIONS": "true"}
+    script = "from grader.testing import drawn_graphs, graph_search\n"
+    script += "print(graph_search.drawn_graphs_now() == drawn_graphs.PATH.read_text(encoding='utf-8'))"
+    done = subprocess.run([sys.executable, "-c", script], env=environment, capture_output=True, text=True)
+    assert done.stdout.strip() == "True", done.stderr[-2000:]
+
+
+def _scalar_graph_negated(draw, max_operations, functions):
+    graph = graphs.build_scalar_graph(draw, max_operations, functions)
+    graph.operations.append(("(-{})", (len(graph.values) - 1,), lambda x: -x))
+    graph.values.append(-graph.values[-1])
+    return graph
+
+
+def test_a_family_of_the_same_name_with_another_builder_draws_its_own_graphs():
+    """A family is its builder, not its name: another lab's ``scalar_graphs`` built otherwise gets neither
+    the kit's shipped graphs nor the ones this process kept for the kit's family."""
+    theirs = graphs.GraphFamily("scalar_graphs", _scalar_graph_negated)
+    assert repr(theirs) == repr(graphs.scalar_graphs())
+    assert graphs.family_key(theirs, graphs.SCALAR_GRAPH_SETTINGS) != graphs.family_key(
+        graphs.scalar_graphs(), graphs.SCALAR_GRAPH_SETTINGS
+    )
+    graphs.check_random_graphs(Value, graphs.scalar_graphs(), graphs.SCALAR_GRAPH_SETTINGS, hint="")
+
+    class Unnegated(Value):  # right on every graph but one that ends in a negation
+        def __neg__(self):
+            return self
+
+    with pytest.raises(AssertionError, match=r"y = -"):
+        graphs.check_random_graphs(Unnegated, theirs, graphs.SCALAR_GRAPH_SETTINGS, hint="")

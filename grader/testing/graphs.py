@@ -505,7 +505,7 @@ def _searched_once(graphs, graph_settings: SearchSettings) -> list[Graph]:
     drew them, else drawn. A strategy made by a function (a composite) is told apart by that function and
     its arguments (its repr); any other is drawn each time."""
     if isinstance(graphs, GraphFamily):
-        key = family_key(graphs, graph_settings)
+        key = (graphs, graph_settings)  # its builder itself: another of the same name draws its own
         if key not in _SEARCHED:
             replayed = _replayed(graphs, graph_settings)
             if replayed is not None:
@@ -528,7 +528,8 @@ def _searched_once(graphs, graph_settings: SearchSettings) -> list[Graph]:
 def family_key(family: GraphFamily, graph_settings: SearchSettings) -> str:
     """What names a family's searched graphs in drawn_graphs.json: what decides which graphs the search draws
     (with graph_search's code, which `grader graphs --check` compares the file with)."""
-    return f"{family!r} {graph_settings!r} seed={GRAPH_SEED}"
+    build = f"{family.build.__module__}.{family.build.__qualname__}"
+    return f"{family!r} {graph_settings!r} seed={GRAPH_SEED} by {build}"
 
 
 def _replayed(family: GraphFamily, graph_settings: SearchSettings) -> list[Graph] | None:
