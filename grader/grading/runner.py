@@ -319,6 +319,7 @@ class Progress:
     tests: list[dict]  # the tests this run grades, in order: the collected ones (one task's, if one was asked)
     done: dict[str, TestResult]  # id -> result, for the tests that have one so far
     running: str | None  # the test running now, if any
+    running_seconds: float | None = None  # its time limit, when the stream says it is not the lab's
 
 
 @dataclass
@@ -392,7 +393,9 @@ def run_tests(
     def follow(progress: ProgressReader) -> None:
         tests = collected or progress.collected
         if tests is not None:
-            on_progress(Progress(graded(tests), {**done, **_finished(tests, progress.part)}, progress.running))
+            part, running = progress.part, progress.running
+            finished = {**done, **_finished(tests, part)}
+            on_progress(Progress(graded(tests), finished, running, part.limits.get(running)))
 
     orders = {TASK_ENV: task} if task is not None else {}
     unfinished = verdicts.too_many_crashes(MAX_RESTARTS)  # why the tests left are not run, unless time ran out

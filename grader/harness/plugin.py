@@ -194,15 +194,16 @@ def pytest_runtest_setup(item):
 
 
 def _shorter_limit(item) -> float | None:
-    """In-process, the shorter time limit of a test that runs after one of the submission's timed out; None for
-    the lab's own. Behind the wall the wall's session applies it (and pytest-timeout is only the trusted side's
-    backstop); a test that imports the code under test keeps the lab's limit, as the wall's import has its own.
-    Decided once a test, when it starts (the stream says it, for the runner's watchdog)."""
+    """The shorter time limit of a test that runs after one of the submission's timed out; None for the lab's
+    own. Behind the wall the wall's session applies it to every later test (the wall's import has its own
+    limit); in-process pytest-timeout does, but a test that imports the code under test keeps the lab's
+    limit. Decided once a test, when it starts: the stream says it, for the runner's watchdog (in-process)
+    and the live lines (both modes)."""
     if _shorter_limit_key in item.stash:
         return item.stash[_shorter_limit_key]
     grading = item.config.stash[state.SESSION_KEY]
     short = None
-    if grading.timed_out and not grading.behind_the_wall and grading.lab_id is not None and not _imports_code(item):
+    if grading.timed_out and grading.lab_id is not None and (grading.behind_the_wall or not _imports_code(item)):
         chosen = Limits.from_lab(grading.lab(grading.lab_id).limits)
         after = chosen.after_a_timeout().test_seconds
         short = after if after < chosen.test_seconds else None
@@ -219,8 +220,9 @@ def _imports_code(item) -> bool:
 
 @pytest.hookimpl(tryfirst=True, optionalhook=True)
 def pytest_timeout_set_timer(item, settings):
-    """pytest-timeout's timer, at the shorter limit after a timeout (``_shorter_limit``)."""
-    short = _shorter_limit(item)
+    """pytest-timeout's timer, in-process at the shorter limit after a timeout (``_shorter_limit``); behind the
+    wall it is the trusted side's backstop, at the lab's limit, and the wall's session times the test."""
+    short = None if item.config.stash[state.SESSION_KEY].behind_the_wall else _shorter_limit(item)
     if short is None or not settings.timeout:
         return None
     return pytest_timeout.pytest_timeout_set_timer(item, settings._replace(timeout=min(settings.timeout, short)))

@@ -47,9 +47,9 @@ class Live:
 
     def __call__(self, progress: Progress) -> None:
         self._tasks_done(progress)
-        timed_out = any(result.outcome == "timeout" for result in progress.done.values())
-        in_force = self.limits.after_a_timeout() if timed_out else self.limits
-        self._still_running(progress.running, in_force.test_seconds)
+        # The running test's limit as the stream says it (the shorter one after a timeout), else the lab's.
+        seconds = progress.running_seconds
+        self._still_running(progress.running, seconds if seconds is not None else self.limits.test_seconds)
 
     def _tasks_done(self, progress: Progress) -> None:
         tasks = [task for task in self.lab.tasks if any(t["task"] == task.id for t in progress.tests)]
