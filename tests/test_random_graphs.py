@@ -3,6 +3,7 @@ a bug only a shared subexpression exposes fails them with the smallest graph as 
 same in-process and behind the wall, and the same from one run to the next."""
 
 import os
+import random
 import re
 import signal
 import subprocess
@@ -498,3 +499,106 @@ def test_a_family_of_the_same_name_with_another_builder_draws_its_own_graphs():
 
     with pytest.raises(AssertionError, match=r"y = -"):
         graphs.check_random_graphs(Unnegated, theirs, graphs.SCALAR_GRAPH_SETTINGS, hint="")
+
+
+HYPOTHESIS_IMPORTED_UNDER_A_LIMIT = """
+import math, signal, sys
+import numpy as np
+import pytest
+from grader.testing import graphs
+from reference.ch06 import Tensor, Value
+
+def log(self):  # a student's log: right on the first graph, which has none, wrong on a later one
+    out = Value(math.log(self.data), (self,), "log")
+    def backward():
+        self.grad += out.grad / (self.data + 1)
+    out._backward = backward
+    return out
+
+def tanh(self):  # a student's tanh: 1 - t where 1 - t * t is due
+    t = np.tanh(self.data)
+    out = Tensor(t, (self,), "tanh")
+    out._backward = lambda grad: self._receive(grad * (1.0 - t))
+    return out
+
+def limit(signum, frame):
+    pytest.fail("Timeout (>10.0s) from pytest-timeout.")  # what pytest-timeout's signal method raises
+
+Value.log, Tensor.tanh = log, tanh
+signal.signal(signal.SIGALRM, limit)
+backward, calls = Value.backward, []
+
+def timed(self, *args):  # the limit comes due after the all-at-once check and the first graph alone
+    calls.append(1)
+    backward(self, *args)
+    if len(calls) == graphs.SCALAR_GRAPH_SETTINGS.max_examples + 1:
+        signal.setitimer(signal.ITIMER_REAL, float(sys.argv[1]))
+
+Value.backward = timed
+for engine, family, settings in [(Value, graphs.scalar_graphs(), graphs.SCALAR_GRAPH_SETTINGS),
+                                 (Tensor, graphs.tensor_graphs(), graphs.GRAPH_SETTINGS)]:
+    try:
+        graphs.check_random_graphs(engine, family, settings, hint="")
+        print("passed")
+    except BaseException as exc:
+        print(type(exc).__name__, str(exc).split(":")[0])
+    signal.setitimer(signal.ITIMER_REAL, 0)
+"""
+
+
+@pytest.mark.parametrize("delay", [0.02, 0.06, 0.1])
+def test_a_limit_that_fires_while_hypothesis_is_imported_waits_for_the_import(delay):
+    """Hypothesis is imported in the test that first searches, under its time limit: the limit that comes due
+    during the import is held until it ends. Fired inside it, it left Hypothesis half imported, and the next
+    test that searched failed with an AttributeError of Hypothesis's instead of its own failure."""
+    environment = {**os.environ, "PYTHONPATH": str(labs.KIT_ROOT)}
+    command = [sys.executable, "-c", HYPOTHESIS_IMPORTED_UNDER_A_LIMIT, str(delay)]
+    done = subprocess.run(command, env=environment, cwd=labs.KIT_ROOT, capture_output=True, text=True)
+    first, second = done.stdout.splitlines()
+    assert first in ("Failed Timeout (>10.0s) from pytest-timeout.", "LabCheckFailure random graph `y = a"), first
+    assert second.startswith("LabCheckFailure random graph `"), (second, done.stderr[-2000:])
+
+
+def test_an_engine_drawing_random_numbers_gets_the_same_message_whatever_the_random_state(monkeypatch):
+    """Hypothesis seeds the global random generators for each graph it tries; the first graph, tried alone
+    before the search, is tried with them seeded the same way, so what ran before does not change the verdict.
+    The engine draws from Python's global generator, and half of its gradients are wrong."""
+    backward = Value.backward
+
+    def randomly_wrong(self, *args):
+        backward(self, *args)
+        if random.random() < 0.5:
+            _a_leaf_of(self).grad += 1.0
+
+    monkeypatch.setattr(Value, "backward", randomly_wrong)
+    messages = set()
+    for seed in range(6):
+        random.seed(seed)
+        with pytest.raises(AssertionError) as failure:
+            graphs.check_random_graphs(Value, graphs.scalar_graphs(), graphs.SCALAR_GRAPH_SETTINGS, hint="")
+        messages.add(str(failure.value))
+    assert len(messages) == 1, messages
+
+
+def test_the_first_graph_tried_alone_is_not_tried_again_by_the_search(monkeypatch):
+    """An engine wrong only in the all-at-once check is tried on the first graph alone, then searched: the
+    search takes the first graph's answer from that try, so the engine is called as often as a search alone
+    would call it (once per graph, twice in all), and its answers depend on no extra call."""
+    backward, calls = Value.backward, []
+
+    def wrong_the_first_time(self, *args):
+        calls.append(1)
+        backward(self, *args)
+        if len(calls) == 1:
+            _a_leaf_of(self).grad += 1.0
+
+    monkeypatch.setattr(Value, "backward", wrong_the_first_time)
+    with pytest.raises(AssertionError, match="each passed when computed and read alone"):
+        graphs.check_random_graphs(Value, graphs.scalar_graphs(), graphs.SCALAR_GRAPH_SETTINGS, hint="")
+    assert len(calls) == 2 * graphs.SCALAR_GRAPH_SETTINGS.max_examples
+
+
+def _a_leaf_of(value: Value) -> Value:
+    while value._parents:
+        value = value._parents[0]
+    return value
