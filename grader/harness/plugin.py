@@ -163,7 +163,9 @@ def _exception_line(excinfo) -> str:
     return f"{excinfo.typename}: {str(excinfo.value)[: verdicts.MESSAGE_LIMIT]}"
 
 
-@pytest.hookimpl(hookwrapper=True)
+# First: pytest-timeout's own wrapper sets its timer (pytest_timeout_set_timer, below) as the protocol starts, and
+# must not read the limit the last submission of a queue had for this test.
+@pytest.hookimpl(hookwrapper=True, tryfirst=True)
 def pytest_runtest_protocol(item, nextitem):
     for key in (_verdict_key, _duration_key, _shorter_limit_key):  # a queue runs every test once per submission
         if key in item.stash:
@@ -307,7 +309,8 @@ def pytest_runtest_makereport(item, call):
         grading = item.config.stash[state.SESSION_KEY]
         verdict = verdicts.classify(call.excinfo.value, info["hint"], grading.code_under_test_files())
         if verdict["outcome"] == "timeout" and grading.lab_id is not None:  # a grading run's (its orders name the lab)
-            if item.stash.get(_shorter_limit_key, None) is not None:  # in-process: pytest-timeout's shorter timer
+            # In-process, pytest-timeout's shorter timer fired (behind the wall the wall's session says it itself).
+            if not grading.behind_the_wall and item.stash.get(_shorter_limit_key, None) is not None:
                 verdict = {**verdict, "message": verdicts.after_an_earlier_timeout(verdict["message"])}
             grading.a_test_timed_out()
         item.stash[_verdict_key] = verdict
