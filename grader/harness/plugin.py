@@ -220,11 +220,17 @@ def _imports_code(item) -> bool:
     return any(handle.will_import() for handle in found)
 
 
+def _shorter_timer(item) -> float | None:
+    """pytest-timeout's shorter limit for this test: in-process ``_shorter_limit``; behind the wall None, for
+    there pytest-timeout is the trusted side's backstop, at the lab's limit, and the wall's session times the
+    test (and says in its own message that an earlier test timed out)."""
+    return None if item.config.stash[state.SESSION_KEY].behind_the_wall else _shorter_limit(item)
+
+
 @pytest.hookimpl(tryfirst=True, optionalhook=True)
 def pytest_timeout_set_timer(item, settings):
-    """pytest-timeout's timer, in-process at the shorter limit after a timeout (``_shorter_limit``); behind the
-    wall it is the trusted side's backstop, at the lab's limit, and the wall's session times the test."""
-    short = None if item.config.stash[state.SESSION_KEY].behind_the_wall else _shorter_limit(item)
+    """pytest-timeout's timer, at the shorter limit after a timeout (``_shorter_timer``)."""
+    short = _shorter_timer(item)
     if short is None or not settings.timeout:
         return None
     return pytest_timeout.pytest_timeout_set_timer(item, settings._replace(timeout=min(settings.timeout, short)))
@@ -309,8 +315,7 @@ def pytest_runtest_makereport(item, call):
         grading = item.config.stash[state.SESSION_KEY]
         verdict = verdicts.classify(call.excinfo.value, info["hint"], grading.code_under_test_files())
         if verdict["outcome"] == "timeout" and grading.lab_id is not None:  # a grading run's (its orders name the lab)
-            # In-process, pytest-timeout's shorter timer fired (behind the wall the wall's session says it itself).
-            if not grading.behind_the_wall and item.stash.get(_shorter_limit_key, None) is not None:
+            if _shorter_timer(item) is not None:  # pytest-timeout's shorter timer fired
                 verdict = {**verdict, "message": verdicts.after_an_earlier_timeout(verdict["message"])}
             grading.a_test_timed_out()
         item.stash[_verdict_key] = verdict

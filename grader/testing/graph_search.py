@@ -74,7 +74,7 @@ def operation_codes(max_operations: int):
 
 
 def strategy_for(spec: tuple):
-    """The strategy that draws what a builder asks for (the specs graphs.fits knows)."""
+    """The strategy that draws what a builder asks for (the specs graphs._fits checks a replayed value against)."""
     kind = spec[0]
     if kind == "integers":
         return small_integers(spec[1], spec[2])
