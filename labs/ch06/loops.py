@@ -81,8 +81,8 @@ def xor_training(Tensor, zero_grad, max_steps, lr, hidden, checkpoints, atol, se
         values.append(value)
     pred = None
     for _ in range(max_steps):
-        zeros = [np.zeros_like(value) for value in values] if zero_grad else None
-        values_record.append(np.concatenate([v.reshape(-1) for v in values]))
+        zeros = [np.zeros(value.shape) for value in values] if zero_grad else None
+        values_record.append(np.concatenate(values, axis=None))
         loss, pred = xor_step(Tensor, x, y, params, zeros)
         grads = []
         for i, p in enumerate(params):
@@ -97,7 +97,7 @@ def xor_training(Tensor, zero_grad, max_steps, lr, hidden, checkpoints, atol, se
             grads.append(grad)
             values[i] = values[i] - lr * grad
             p.data = values[i]
-        grads_record.append(np.concatenate([g.reshape(-1) for g in grads]))
+        grads_record.append(np.concatenate(grads, axis=None))
         value, problem = _array(loss.data, "the loss's .data")
         if problem:
             return _record(losses, None, problem, values_record[:-1], grads_record[:-1], width)
