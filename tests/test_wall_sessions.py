@@ -81,6 +81,33 @@ Value.scale_in_place = lambda self, values: scale_in_place(values)
 Value.make_writable = lambda self, values: make_writable(values)
 Value.leave_a_thread = lambda self: leave_a_thread()
 Value.cores = lambda self: sorted(_os.sched_getaffinity(0))
+
+
+def _worker_server():  # the worker's own Server class, found as a security review found it: up the frames
+    try:
+        raise ZeroDivisionError
+    except ZeroDivisionError as error:
+        frame = getattr(error.__traceback__, "tb" + "_frame")
+    while frame is not None:
+        if "HELPERS" in frame.f_globals:
+            return frame.f_globals["Server"]
+        frame = frame.f_back
+
+
+def forge_reads():  # from now on this child answers every read of several values with errors that are not objects
+    server = _worker_server()
+    honest = server.reply
+
+    def forged(self, result, hid):
+        if type(result) is list and result and all(type(answer) is dict for answer in result):
+            result = [{"error": [1]} for _ in result]
+        return honest(self, result, hid)
+
+    server.reply = forged
+    return 1.0
+
+
+Value.forge_reads = lambda self: forge_reads()
 """
 
 
@@ -404,6 +431,18 @@ def test_several_reads_are_one_request_with_each_error_its_own(session):
     with pytest.raises(AttributeError, match="no_such_attribute"):
         channel.read_many([(y, "data"), (y, "no_such_attribute")])
     session.end()
+
+
+def test_a_read_whose_error_is_not_an_object_is_the_worker_breaking_the_protocol(session):
+    """Each answer of a read of several values is a claim: an error that is not an object crashes the test
+    as a protocol break (a security review's forged reply raised AttributeError, taken for the code's)."""
+    Value = session.public("Value")
+    y = Value(3.0) * 2.0
+    assert float(y.forge_reads()) == 1.0
+    with pytest.raises(WorkerCrashed, match="the worker broke the protocol .*an error that is not an object"):
+        session.current.read_many([(y, "data"), (y, "grad")], keep_errors=True)
+    session.end()
+    assert honest_test(session) == 7.0  # the next test, on a fresh child
 
 
 def test_an_error_carries_its_line_and_a_line_the_file_lacks_is_dropped(session):

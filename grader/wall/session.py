@@ -487,6 +487,8 @@ class Channel:
         values, first_error = [], None
         for (obj, name), answer in zip(pairs, answers, strict=True):
             if isinstance(answer, dict) and "error" in answer:
+                if type(answer["error"]) is not dict:  # as _wait_reply refuses one for a single reply
+                    self._fail_protocol("an error that is not an object")
                 first_error = first_error or answer["error"]
                 values.append((None, self.session.exception_from(answer["error"])) if keep_errors else None)
             else:
@@ -587,13 +589,16 @@ def _attribute(owner: RemoteObject, name: str, answer):
 
 
 def _copy_back(args, mutated) -> None:
-    """Apply to the caller's lists and arrays what the call changed in the worker's copies of them."""
-    if not isinstance(mutated, dict):
-        return
+    """Apply to the caller's lists and arrays what the call changed in the worker's copies of them.
+
+    ``mutated`` is a claim of the worker's: a map from an argument's position, as the worker writes it
+    (``"0"``, ``"1"``, ...), to its new value. Anything else is the worker breaking the protocol, raised as
+    such: never an exception of Python's (``int("²")``) that the test would take for the code's own."""
+    positions = {str(i): i for i in range(len(args))}
+    if type(mutated) is not dict or not all(index in positions for index in mutated):
+        raise codec.ProtocolError("a call's changed arguments must be a map from their positions")
     for index, value in mutated.items():
-        if not str(index).isdigit() or int(index) >= len(args):
-            continue
-        original = args[int(index)]
+        original = args[positions[index]]
         if type(original) is list and type(value) is list and len(value) == len(original):
             for i, item in enumerate(value):  # arrays in the list change in place, as they did in the worker
                 if not _copy_into(original[i], item):

@@ -397,6 +397,21 @@ MALFORMED_REPLIES = [
     )
 ]
 
+# A reply that says the call changed an argument the call was not given (position "²"): checked as any
+# other claim, that one test crashed (it expects the ValueError int("²") once raised on the trusted side).
+FORGED_CHANGES = [
+    Hostile(
+        "reply_forged_changes.py",
+        outcomes={  # the noop rule's test hands gradcheck a (2, 2) array too, from its loop beside the code
+            "test_gradcheck_rejects_a_multi_element_output": "crashed",
+            "test_gradcheck_rejects_a_noop_backward_rule": "crashed",
+        },
+        others="passed",
+        message="the worker broke the protocol",
+        flags={"introspection"},
+    ),
+]
+
 CHANGED_ARGUMENTS = [
     # gradcheck flattens and changes the arrays it was given: behind the wall the change, shape
     # included, reaches the test's arrays as it does in-process, and the test that checks them fails.
@@ -414,6 +429,7 @@ HOSTILE = [
     *FORGERIES,
     *CLOSED_WEAKNESSES,
     *MALFORMED_REPLIES,
+    *FORGED_CHANGES,
     *LYING_SHAPE,
     *FORGED_LOOPS,
     *CHANGED_ARGUMENTS,
