@@ -113,6 +113,7 @@ def test_every_attack_is_refused_by_the_kernel(lab, limits, tmp_path, monkeypatc
         "start a process": DENIED,
         "fork": DENIED,
         "exec a program": DENIED,
+        "run on every core": DENIED,
         "create a System V shared memory segment": DENIED,
         "create a System V message queue": DENIED,
         "open an internet socket": DENIED,

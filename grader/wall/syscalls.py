@@ -14,7 +14,7 @@ libseccomp's default for a foreign architecture.
   swap).
 - ``child_program``: added by each child of the zygote (the processes that run student
   code) before the submission is executed. A child may start threads, nothing more: no
-  new process, no other program, no signal to any process. Nor may it make a file, a
+  new process, no other program, no signal to any process, no move to another core. Nor may it make a file, a
   folder or a link: every name it made would hold an inode of the ``/sandbox`` tmpfs,
   which counts bytes but not inodes (bubblewrap can give it ``--size``, not
   ``nr_inodes``), so empty files would cost the machine's memory outside every limit
@@ -148,6 +148,9 @@ REFUSED_IN_CHILD = (
     "pidfd_open",
     "pidfd_send_signal",
     "pidfd_getfd",
+    # Nor leave the core it was given: a batch gives each job's worker its own (grader.wall.cpus), and a
+    # child that widened its threads' set of cores took the next job's core and slowed its student's tests.
+    "sched_setaffinity",
 )
 
 

@@ -154,6 +154,8 @@ def probe():
         "start a process": outcome(lambda: subprocess.run(["/usr/bin/setpriv", "--help"], check=False)),
         "fork": outcome(lambda: os._exit(0) if os.fork() == 0 else None),
         "exec a program": outcome(lambda: os.execv("/usr/bin/setpriv", ["setpriv"])),
+        # the cores: a batch's job keeps to its own, and its student may not take the next job's
+        "run on every core": outcome(lambda: os.sched_setaffinity(0, range(os.cpu_count() or 1))),
         # memory the address-space limit does not count
         "create a System V shared memory segment": outcome(c_call(libc.shmget, 0, 1 << 20, 0o1000 | 0o600)),
         "create a System V message queue": outcome(c_call(libc.msgget, 0, 0o1000 | 0o600)),
