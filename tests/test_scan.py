@@ -70,7 +70,19 @@ CASES = {
     "try:\n    1 / 0\nexcept Exception as e:\n    e.__traceback__.tb_frame.f_back\n": [
         ("introspection", 4, "reaches for .f_back, a way around the sandbox"),
         ("introspection", 4, "reaches for .tb_frame, a way around the sandbox"),
+        ("introspection", 4, "reaches for .__traceback__, a way around the sandbox"),
     ],
+    # the same frames reached by names the scan must read in a string, or cannot (a security review's)
+    "def up(tb):\n    return getattr(tb, 'tb_frame')\n": [
+        ("introspection", 2, "reaches for .tb_frame, a way around the sandbox")
+    ],
+    "def up(frame):\n    return getattr(frame, 'f' + '_back')\n": [
+        ("introspection", 2, "calls getattr() with a name made at run time")
+    ],
+    "def patch(loops, name, f):\n    setattr(loops, name, f)\n": [
+        ("introspection", 2, "calls setattr() with a name made at run time")
+    ],
+    "def read(t):\n    return getattr(t, 'data', None)\n": [],  # a name written out, and no way around anything
     "import sys\nframe = sys._getframe()\n": [
         not_allowed(1, "sys"),
         ("introspection", 2, "reaches for ._getframe, a way around the sandbox"),

@@ -42,7 +42,13 @@ ESCAPE_ATTRIBUTES = {
     "tb_frame",
     "co_code",
     "_getframe",
+    "__traceback__",  # an exception's way to the frames that called in: the worker's own code
+    "cr_frame",
+    "ag_frame",
 }
+# Reading, writing or testing an attribute by a name held in a string: the scan reads the name if it is
+# written out, and flags one made at run time ("tb" + "_frame"), which it cannot read.
+ATTRIBUTE_FUNCTIONS = ("getattr", "setattr", "delattr", "hasattr")
 FILE_ATTRIBUTES = {
     "open", "mkdir", "makedirs", "mkfifo", "mknod", "remove", "unlink", "rename", "replace", "truncate",
     "rmdir", "chmod", "chown", "symlink", "link", "loadtxt", "genfromtxt", "fromfile", "load", "memmap",
@@ -181,6 +187,12 @@ class _Scanner(ast.NodeVisitor):
             first = node.args[0]
             if isinstance(first, ast.Name) and first.id in self.module_aliases | {"builtins", "__builtins__"}:
                 self.flag("monkeypatch", node, f"{node.func.id}() on the module {first.id}")
+        if isinstance(node.func, ast.Name) and node.func.id in ATTRIBUTE_FUNCTIONS and len(node.args) >= 2:
+            name = node.args[1]
+            if not (isinstance(name, ast.Constant) and isinstance(name.value, str)):
+                self.flag("introspection", node, f"calls {node.func.id}() with a name made at run time")
+            elif name.value in ESCAPE_ATTRIBUTES:
+                self.flag("introspection", node, f"reaches for .{name.value}, a way around the sandbox")
         self.generic_visit(node)
 
     def visit_Constant(self, node: ast.Constant) -> None:

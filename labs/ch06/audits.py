@@ -130,7 +130,9 @@ CHAIN_HINT = (
 def audit_chain(x, nodes, length: int) -> None:
     """The chain's claim, checked through two nodes and a seed drawn now (no loop can know them): a
     backward() from the later node must reach the earlier one and x, through every node between
-    them. Only a real chain of additions does that, and walking it is what a deep graph needs."""
+    them. A real chain of additions does that, and walking it is what a deep graph needs; a forged chain
+    that builds a small graph for the nodes asked for can answer the same (README, "What an audit cannot
+    do"): the scan flags the ways a file reaches the loop to replace it."""
     draw = random.SystemRandom()
     # Deeper than the recursion limit (1000), not as deep as the chain: the check walks the
     # nodes below the later one again, and a few thousand show what twenty thousand would.
