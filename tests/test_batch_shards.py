@@ -255,3 +255,29 @@ def test_the_example_job_array_merges_only_when_every_shard_succeeded():
     assert "exit 1" in guard["run"]
     commands = [step["run"] for step in merge["steps"] if "grader merge" in step.get("run", "")]
     assert len(commands) == 1 and "--partial" not in commands[0]
+
+
+def test_only_a_whole_class_is_exported_not_a_shard_nor_a_partial_merge(split, tmp_path):
+    """A shard's folder, or a partial merge, holds the other shards' students as not graded: exported, they
+    would read missing, or 0 (a review's finding: `grader export --missing-as-zero` of a partial merge gave
+    full-mark files 0). Refused, with what to do; nothing written."""
+    inputs, one, two = split
+    roster = tmp_path / "roster.csv"
+    roster.write_text("student\n" + "".join(f"{student}\n" for student in ROSTER))
+    partial = tmp_path / "partial"
+    assert _grader("merge", two, "--lab", LAB, "--out", partial, "--partial")[0] == 0
+    for folder, held in ((one, "missing: shard 2/2"), (partial, "missing: shard 1/2")):
+        before = sorted(p.name for p in folder.iterdir())
+        status, output = _grader("export", folder, "--format", "csv", "--roster", roster, "--missing-as-zero")
+        assert (status, output) == (
+            2,
+            [
+                f"grader: error: {folder} holds part of the class only ({held}): merge every finished shard "
+                "(grader merge, without --partial) and export the merge"
+            ],
+        )
+        assert sorted(p.name for p in folder.iterdir()) == before
+    whole = tmp_path / "whole"
+    assert _grader("merge", one, two, "--lab", LAB, "--out", whole)[0] == 0
+    status, output = _grader("export", whole, "--format", "csv", "--roster", roster, "--missing-as-zero")
+    assert status == 0, output

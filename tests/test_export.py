@@ -314,6 +314,31 @@ def test_a_folder_that_is_no_batch_a_missing_roster_and_a_bad_course_file_are_re
     assert not (out / "final_grades.json").exists() and not (out / "audit.jsonl").exists()
 
 
+def test_an_unfinished_batch_is_not_exported(out, graded, monkeypatch):
+    """A batch stopped half way holds some students' records only: exported, the rest would read missing (a
+    review's finding: exit 0, and 0 for each with --missing-as-zero). A batch writes summary.json last, and a
+    resume removes the last run's before it grades: a resume stopped half way is unfinished too."""
+    import grader.batch
+
+    def stopped(*args, **kwargs):
+        raise KeyboardInterrupt  # what Ctrl-C does while the jobs grade
+
+    monkeypatch.setattr(grader.batch, "grade_entries", stopped)
+    inputs = graded.parent / "class"
+    args = ["batch", str(inputs), "--lab", LAB, "--out", str(out), "--resume", "--similarity-threshold", "off"]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 130, result.output
+    assert not (out / "summary.json").exists()
+    before = sorted(p.name for p in out.iterdir())
+    result = _export(out, "--format", "csv", "--missing-as-zero")
+    assert result.exit_code == 2
+    assert result.output.splitlines() == [
+        f"grader: error: {out} has no summary.json: its batch has not finished (continue it with grader batch "
+        "... --resume)"
+    ]
+    assert sorted(p.name for p in out.iterdir()) == before  # no gradebook, no final grades, no audit line
+
+
 # -- the late policy: pure ---------------------------------------------------------------------------------------
 
 RULE = late.policy(10, 50, "15m")

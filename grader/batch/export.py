@@ -67,11 +67,25 @@ def _batch(root: Path) -> tuple[str, dict[str, dict], dict[str, dict], str]:
     fingerprint of its grades (final_grades.grades_fingerprint)."""
     try:
         about, by_key = outputs.read_folder(root)
+        # Only a whole class's finished gradebook: an unfinished batch, one shard or a partial merge would
+        # export the students it has not graded as missing, or as 0 (shard-missing).
+        held = outputs.finished_summary(root).get("shards")
         reports = outputs.graded_reports(root, by_key)
     except outputs.OutputError as exc:
         raise ExportError(str(exc)) from None
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise ExportError(f"{root} holds a record or report that cannot be read: {exc}") from None
+    if held:
+        held = held if isinstance(held, dict) else {}  # a damaged summary still says: part of the class only
+        parts = [
+            f"{kind}: shard " + ", ".join(f"{i}/{held.get('count')}" for i in held[kind])
+            for kind in ("missing", "unfinished")
+            if isinstance(held.get(kind), list) and held[kind]
+        ]
+        raise ExportError(
+            f"{root} holds part of the class only ({'; '.join(parts)}): merge every finished shard "
+            "(grader merge, without --partial) and export the merge"
+        )
     if not by_key:
         raise ExportError(f"{root} holds no student's record: grade the class with grader batch first")
     records = {r["student"]: r for r in gradebook.with_late_work(list(by_key.values()))}

@@ -90,8 +90,9 @@ def file_path(root: Path, key: str) -> Path:
     return root / "files" / f"{key}.py"
 
 
-def _summary(root: Path) -> dict:
-    """A finished batch folder's summary.json, of this kit's schema; OutputError otherwise."""
+def finished_summary(root: Path) -> dict:
+    """A finished batch folder's summary.json, of this kit's schema; OutputError otherwise (a batch writes it
+    last, and removes it when it is resumed: a folder without it holds some of its students' grades only)."""
     try:
         summary = json.loads((root / "summary.json").read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -116,7 +117,7 @@ def _earlier_rounds(root: Path, lab: str, rounds: list[Path]) -> list[tuple[str,
         if path.resolve() == root.resolve():
             raise OutputError(f"{path} is the folder reported on, not an earlier round")
         read_folder(path)  # a batch folder, or OutputError saying why not
-        summary = _summary(path)
+        summary = finished_summary(path)
         if summary.get("lab") != lab:
             raise OutputError(f"{path} is a round of lab {summary.get('lab')}, not {lab}")
         found.append((path.name if names.count(path.name) == 1 else str(path), summary))
@@ -127,7 +128,7 @@ def class_folder(root: Path, rounds: list[Path] = ()) -> class_report.ClassFolde
     """What the class report reads from a batch folder whose class files are written, and from the folders of
     ``rounds``, the same lab's earlier batches, oldest first: OutputError if one is not such a folder."""
     about, records = read_folder(root)
-    summary = _summary(root)
+    summary = finished_summary(root)
     try:
         reports = graded_reports(root, records)
         similar_path = root / "similarity.json"
@@ -188,6 +189,9 @@ class Outputs:
         elif self.root.exists() and any(self.root.iterdir()):
             raise OutputError(f"{self.root} is not empty and holds no batch: choose another --out")
         atomic.write_json(meta_path, about)
+        # Not finished until this run writes the class files again: a resume stopped half way must not leave
+        # the last run's summary to say so (grader export and grader report read a folder only once it is).
+        (self.root / "summary.json").unlink(missing_ok=True)
 
     def record_path(self, key: str) -> Path:
         return self.root / "records" / f"{key}.json"

@@ -86,6 +86,8 @@ def export_command(
 
     Writes the file, OUT/final_grades.json, and appends a line to OUT/audit.jsonl (time, user, the roster's
     and the overrides' sha256, each adjusted student); OUT/report.html is written again, to list them.
+    Only a whole class's finished gradebook is exported: not a batch that has not finished, one shard's folder
+    or a partial merge (their students not graded would read missing, or 0).
     Exit status 0 when written, 2 (nothing written) on a bad batch folder, roster, policy, course file or
     override.
     """
