@@ -244,6 +244,34 @@ def test_a_zip_cannot_write_outside_its_folder(tmp_path):
     assert not (tmp_path / "escaped.py").exists()
 
 
+def test_a_zip_holding_one_name_twice_is_refused(tmp_path):
+    """The second entry would silently replace the first, and a student be graded on one of two files (a
+    review's finding: a correct file, then the starter, graded 0)."""
+    archive = tmp_path / "dup.zip"
+    with zipfile.ZipFile(archive, "w") as zf, pytest.warns(UserWarning, match="Duplicate name"):
+        zf.writestr("alice.py", GOOD)
+        zf.writestr("alice.py", "# the starter, unchanged\n")
+        zf.writestr("bob.py", GOOD)
+    with pytest.raises(InputError, match="dup.zip: holds 'alice.py' twice, and which one to grade cannot be known"):
+        discover([archive], "ch06", tmp_path / "scratch")
+
+
+def test_a_zip_written_with_windows_separators_reads_like_one_written_with_slashes(tmp_path):
+    """class\\alice.py is alice.py in the folder class, which wraps the class: the ids are alice and bob, as a
+    roster spells them (they were class\\alice and class\\bob); ..\\ cannot leave the archive either."""
+    archive = tmp_path / "windows.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        zf.writestr("class\\alice.py", GOOD)
+        zf.writestr("class\\bob.py", GOOD)
+    assert [e.student for e in discover([archive], "ch06", tmp_path / "scratch")] == ["alice", "bob"]
+    evil = tmp_path / "evil.zip"
+    with zipfile.ZipFile(evil, "w") as zf:
+        zf.writestr("..\\..\\escaped.py", GOOD)
+    with pytest.raises(InputError, match="outside the archive"):
+        discover([evil], "ch06", tmp_path / "scratch2")
+    assert not (tmp_path / "escaped.py").exists()
+
+
 # Ids that the kit's earlier safe names gave one file name: "bob smith" became "bob_smith-" and
 # the first 8 hex digits of its SHA-256, which is itself a safe id; names were cut at 120 characters.
 COLLIDING_IDS = [

@@ -263,21 +263,30 @@ def _unpack(archive: Path, into: Path) -> Path:
             members = zf.infolist()
             if len(members) > MAX_ZIP_MEMBERS or sum(m.file_size for m in members) > MAX_ZIP_BYTES:
                 raise InputError(f"{archive.name}: too large to unpack safely")
-            links = []
+            links, written = [], set()
             for member in members:
-                target = (into / member.filename).resolve()
+                # A tool on Windows may write its own separator, which a zip's names must not hold: read as one.
+                name = member.filename.replace("\\", "/")
+                target = (into / name).resolve()
                 if not target.is_relative_to(inside):
                     raise InputError(f"{archive.name}: member {member.filename!r} points outside the archive")
+                if not member.is_dir():  # a second entry of one name would silently replace the first
+                    if target in written:
+                        raise InputError(
+                            f"{archive.name}: holds {name!r} twice, and which one to grade cannot be known: "
+                            "keep one and zip the class again"
+                        )
+                    written.add(target)
                 if stat.S_ISLNK(member.external_attr >> 16):
-                    links.append(member)
+                    links.append((member, name))
                 elif member.is_dir():
                     target.mkdir(parents=True, exist_ok=True)
                 else:
                     target.parent.mkdir(parents=True, exist_ok=True)
                     with zf.open(member) as src, target.open("wb") as dst:
                         shutil.copyfileobj(src, dst)
-            for member in links:
-                _make_link(zf, member, into / member.filename.rstrip("/"), inside)
+            for member, name in links:
+                _make_link(zf, member, into / name.rstrip("/"), inside)
     except zipfile.BadZipFile as exc:
         raise InputError(f"{archive.name}: not a readable zip file ({exc})") from None
     except (RuntimeError, NotImplementedError, zlib.error, EOFError) as exc:  # encrypted, Deflate64, damaged
