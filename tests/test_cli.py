@@ -94,6 +94,19 @@ def test_reference_exits_0_and_writes_a_report_without_absolute_paths(tmp_path):
     assert json.loads(text)["score"] == 120
 
 
+def test_a_reader_that_leaves_early_stops_neither_the_run_nor_its_report(tmp_path):
+    """`grader run ... | head -1`: the pipe closes after the first line. The run goes on, writes its report, and
+    exits with its own status (a review's finding: exit 1, "points lost", for the reference, and no report)."""
+    out = tmp_path / "report.json"
+    command = [sys.executable, "-m", "grader", "run", "--lab", "lesson1_3", "--impl", "ref", "--json", str(out)]
+    proc = subprocess.Popen(command, cwd=KIT_ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdout.readline().startswith(b"lesson1_3: ")  # the table's heading
+    proc.stdout.close()  # as head does once it has its line
+    _, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 0, stderr.decode()
+    assert json.loads(out.read_text())["score"] == json.loads(out.read_text())["max_score"]
+
+
 def test_starter_exits_1_saying_what_to_write_first_and_hinting_at_no_bug():
     result = run_cli("run", "--lab", "ch06", "--impl", "mine")
     assert result.exit_code == 1

@@ -14,5 +14,7 @@ def main() -> None:
 
         pytest_process.prestart()
     from grader.cli import main as cli
+    from grader.cli.streams import outlive_their_readers
 
+    outlive_their_readers()
     cli()
