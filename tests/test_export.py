@@ -314,6 +314,25 @@ def test_a_folder_that_is_no_batch_a_missing_roster_and_a_bad_course_file_are_re
     assert not (out / "final_grades.json").exists() and not (out / "audit.jsonl").exists()
 
 
+def test_the_export_does_not_overwrite_what_it_reads(out, tmp_path):
+    """--output may not be the roster, the file of LMS times, nor one of the batch folder's own files (a review
+    wrote the gradebook over its roster, exit 0); a gradebook of an earlier export is written again."""
+    roster_path = out.parent / "roster.csv"
+    times = tmp_path / "times.csv"
+    times.write_text("student,submitted_at\nana,2026-12-01T23:00:00Z\n")
+    for output, args, said in (
+        (roster_path, [], f"--output {roster_path} is the roster the export reads: give another file"),
+        (times, ["--submission-times", str(times), *POLICY], f"--output {times} is the file of submission times"),
+        (out / "summary.json", [], f"--output {out / 'summary.json'} is one of the batch folder's own files"),
+    ):
+        before = output.read_bytes()
+        result = _export(out, "--format", "csv", "--output", str(output), *args)
+        assert result.exit_code == 2 and said in result.output, result.output
+        assert output.read_bytes() == before
+    assert _export(out, "--format", "csv").exit_code == 0
+    assert _export(out, "--format", "csv", "--output", str(out / "gradebook-csv.csv")).exit_code == 0
+
+
 def test_an_unfinished_batch_is_not_exported(out, graded, monkeypatch):
     """A batch stopped half way holds some students' records only: exported, the rest would read missing (a
     review's finding: exit 0, and 0 for each with --missing-as-zero). A batch writes summary.json last, and a

@@ -439,3 +439,21 @@ def test_an_upload_with_a_link_out_of_it_scores_zero_and_names_the_link(tmp_path
     assert results["score"] == 0 and results["tests"] == []
     link = f"labs is a symbolic link to {classmate / 'labs'}, outside the student's own folder"
     assert results["output"].startswith(f"The file cannot be graded: {link}.\n")
+
+
+def test_the_autograder_is_written_only_over_a_zip(tmp_path):
+    """OUT must name a zip, and an existing OUT must be one (a review's `grader gradescope --lab ch06 good.py`
+    turned the student's file into the autograder); nothing is written when it is refused."""
+    student = tmp_path / "good.py"
+    student.write_text("print('mine')\n")
+    notes = tmp_path / "notes.zip"
+    notes.write_text("not a zip\n")
+    for out, said in (
+        (student, "the autograder is a zip file: give a name ending in .zip"),
+        (tmp_path / "new.txt", "the autograder is a zip file: give a name ending in .zip"),
+        (notes, "exists and is not a zip file: give another name, or remove it first"),
+    ):
+        result = CliRunner().invoke(main, ["gradescope", "--lab", "ch06", str(out)])
+        assert result.exit_code == 2 and said in result.output, result.output
+    assert student.read_text() == "print('mine')\n" and notes.read_text() == "not a zip\n"
+    assert not (tmp_path / "new.txt").exists()

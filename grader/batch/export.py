@@ -11,6 +11,7 @@ import hashlib
 import json
 import os
 import pwd
+import re
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -197,6 +198,7 @@ def prepare(request: Request, *, now: datetime | None = None) -> Prepared:
     moment = (now or datetime.now(timezone.utc)).isoformat(timespec="seconds")
     doc = final_grades.document(lab, max_score, entries, extra, request.policy, moment, graded)
     output = request.output or request.out / f"gradebook-{request.format}.csv"
+    _refuse_to_overwrite_an_input(request, output)
     assignment = request.assignment or lab
     text = lms.render(request.format, entries, extra, assignment, request.assignment_id, max_score)
     audit = final_grades.audit_line(
@@ -215,6 +217,18 @@ def prepare(request: Request, *, now: datetime | None = None) -> Prepared:
             "--submission-times); lateness then comes from grader collect's commits, if any"
         )
     return Prepared(request, output, text, doc, audit, warnings)
+
+
+def _refuse_to_overwrite_an_input(request: Request, output: Path) -> None:
+    """The gradebook goes where --output says, unless that is a file the export reads (the roster, the LMS's
+    times) or the batch folder's own (its records, reports, summary): a review overwrote its roster so."""
+    target = output.resolve()
+    for given, what in ((request.roster, "the roster"), (request.submission_times, "the file of submission times")):
+        if given is not None and given.resolve() == target:
+            raise ExportError(f"--output {output} is {what} the export reads: give another file")
+    folder = request.out.resolve()
+    if target.is_relative_to(folder) and target.exists() and not re.fullmatch(r"gradebook-.*\.csv", target.name):
+        raise ExportError(f"--output {output} is one of the batch folder's own files: give another file")
 
 
 def write(prepared: Prepared) -> None:

@@ -182,6 +182,12 @@ def build_package(lab: labs.Lab, out_zip: Path, visibility: dict[str, str] | Non
     is the one the lab belongs to; the zip appears whole or not at all.
     """
     out_zip = Path(out_zip)
+    # Written over whatever was there: only a zip's name, and only a file that is a zip already (a review
+    # wrote the autograder over a student's .py given by mistake).
+    if out_zip.suffix.lower() != ".zip":
+        raise PackageError(f"{out_zip}: the autograder is a zip file: give a name ending in .zip")
+    if out_zip.exists() and not zipfile.is_zipfile(out_zip):
+        raise PackageError(f"{out_zip} exists and is not a zip file: give another name, or remove it first")
     visibility = exports.gradescope_visibility(visibility)
     root = lab.folder.parent.parent  # the kit the lab is part of: labs/<id>/
     with tempfile.TemporaryDirectory(prefix="labkit-gradescope-") as tmp:
