@@ -126,4 +126,7 @@ def checked(limits: dict) -> dict:
 def in_force(limits: dict, run_seconds: float | None = None) -> dict:
     """Every limit's value in a run given ``limits``, defaults filled in (``run_seconds``: the runner was told one)."""
     chosen = run_seconds if run_seconds is not None else limits.get(RUN_SECONDS, DEFAULT_RUN_SECONDS)
-    return {**asdict(Limits.from_lab(limits)), RUN_SECONDS: float(chosen)}
+    values = asdict(Limits.from_lab(limits))
+    # What it is in force: a test after a timeout never gets more than any test (Limits.after_a_timeout).
+    values["test_seconds_after_timeout"] = min(values["test_seconds"], values["test_seconds_after_timeout"])
+    return {**values, RUN_SECONDS: float(chosen)}

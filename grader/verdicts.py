@@ -93,7 +93,10 @@ def empty_file(name: str, blank: bool = False) -> SubmissionError:
 
 
 def too_large(name: str, size: int, limit: int) -> SubmissionError:
-    return SubmissionError(f"{name} is {-(-size // 1024)} KiB, over the limit of {limit // 1024} KiB")  # rounded up
+    return SubmissionError(  # rounded up
+        f"{name} is {-(-size // 1024)} KiB, over the limit of {limit // 1024} KiB: hand in your code alone "
+        "(a lab's file is a few tens of KiB; data or output pasted into it does not belong there)"
+    )
 
 
 def binary_file(name: str, kind: str = "") -> SubmissionError:

@@ -138,7 +138,11 @@ def test_bad_files_are_invalid_with_the_reason(tmp_path):
         "latin.py is not UTF-8 (byte 0xe9 at line 1): "
         "save it as UTF-8, or declare its encoding on line 1 or 2 (# -*- coding: latin-1 -*-)",
     )
-    assert reasons["huge"] == ("invalid", "huge.py is 1025 KiB, over the limit of 1024 KiB")
+    assert reasons["huge"] == (
+        "invalid",
+        "huge.py is 1025 KiB, over the limit of 1024 KiB: hand in your code alone "
+        "(a lab's file is a few tens of KiB; data or output pasted into it does not belong there)",
+    )
     assert reasons["linked"] == (
         "invalid",
         f"linked.py is a symbolic link to {target}, outside the student's own folder",

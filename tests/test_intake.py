@@ -141,7 +141,8 @@ def test_intake_refuses_what_is_not_a_source_file(tmp_path):
         "empty.py": f"empty.py {EMPTY}",
         "fifo.py": "fifo.py is not a regular file",
         "folder.py": "folder.py is not a regular file",
-        "huge.py": "huge.py is 1025 KiB, over the limit of 1024 KiB",  # one byte over, rounded up
+        "huge.py": "huge.py is 1025 KiB, over the limit of 1024 KiB: hand in your code alone (a lab's file is a few "
+        "tens of KiB; data or output pasted into it does not belong there)",  # one byte over, rounded up
         "nul.py": f"nul.py is a binary file, {NOT_SOURCE}",
         "report.py": f"report.py is a binary file (a PDF document), {NOT_SOURCE}",
         "saved-as.py": f"saved-as.py {NOTEBOOK}",

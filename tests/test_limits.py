@@ -246,6 +246,14 @@ def test_the_report_holds_every_limit_in_force(tmp_path):
     }
 
 
+def test_the_limit_after_a_timeout_is_said_as_it_is_in_force():
+    """At most test_seconds, as Limits.after_a_timeout applies it (a review's --limit test_seconds_after_timeout=20
+    was reported as 20 while the tests after a timeout had 10)."""
+    assert limits.in_force({"test_seconds_after_timeout": 20})["test_seconds_after_timeout"] == 10.0
+    assert limits.in_force({"test_seconds": 4, "test_seconds_after_timeout": 3})["test_seconds_after_timeout"] == 3.0
+    assert limits.Limits.from_lab({"test_seconds_after_timeout": 20}).after_a_timeout().test_seconds == 10.0
+
+
 def test_the_reports_and_records_of_a_batch_hold_its_limits(slow_class):
     _, out = slow_class
     expected = {**limits.in_force(labs.get("lesson1_3").limits), "run_seconds": 5.0}
