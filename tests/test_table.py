@@ -306,6 +306,8 @@ def test_escape_sequences_in_a_message_are_shown_not_obeyed():
     assert "ValueError: \\x1b[8m\\x1b[2K (alice.py:3 in f)" in shown and "hint \\u202eright to left" in shown
     assert "code under test: alice.py\\x0dbob.py" in shown and shown.splitlines()[-2].startswith("Total: 0/1")
     assert shown.splitlines()[-1] == "next: T, test_a: hint \\u202eright to left"
+    document["implementation"]["name"] = "new\nline.py"  # one line, as the batch writes such a name (a review's)
+    assert "code under test: new\\nline.py (worker)" in table.render(document, color=False).splitlines()
 
 
 # -- the live lines (grader.report.live), on a clock of the test's own ---------------------

@@ -85,10 +85,9 @@ def _final_screen(result: batch.BatchResult, out: Path, elapsed: float, regraded
             + ", ".join(f"{t['id']} ({t['pass_rate']:.0%} pass)" for t in hardest)
         )
     same = summary["identical"]
-    if same["same_file"] or same["same_code"]:
-        lines.append(
-            f"identical submissions: {len(same['same_file']) + len(same['same_code'])} groups (see the summary)"
-        )
+    groups = len(same["same_file"]) + len(same["same_code"])
+    if groups:
+        lines.append(f"identical submissions: {groups} group{'s' * (groups != 1)} (see the summary)")
     if summary["flagged"]:
         flagged = ", ".join(one_line_for_terminal(r["student"]) for r in summary["flagged"])
         lines.append(f"flagged for review: {flagged}")

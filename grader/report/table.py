@@ -18,7 +18,7 @@ import click
 
 from grader import verdicts
 from grader.report import graded_tests
-from grader.report.text import for_terminal
+from grader.report.text import for_terminal, one_line_for_terminal
 
 OUTCOME_STYLE = {
     "passed": ("passed", "green"),
@@ -46,7 +46,11 @@ def _styler(color: bool):
 def heading(lab: str, lab_title: str, impl_name: str, mode: str, *, color: bool) -> list[str]:
     """The lab and the code under test, known before any test runs."""
     style = _styler(color)
-    return [style(f"{lab}: {lab_title}", bold=True), f"code under test: {for_terminal(impl_name)} ({mode})", ""]
+    return [
+        style(f"{lab}: {lab_title}", bold=True),
+        f"code under test: {one_line_for_terminal(impl_name)} ({mode})",
+        "",
+    ]
 
 
 def task_line(task: dict, *, color: bool) -> str:
