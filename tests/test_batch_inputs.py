@@ -239,10 +239,11 @@ def test_a_zip_python_cannot_unpack_is_refused_with_its_reason(tmp_path, patch, 
         discover([archive], "ch06", tmp_path / "scratch")
 
 
-def test_a_zip_cannot_write_outside_its_folder(tmp_path):
+@pytest.mark.parametrize("member", ["../../escaped.py", "..\\..\\escaped.py"])  # a Windows tool's separators too
+def test_a_zip_cannot_write_outside_its_folder(tmp_path, member):
     archive = tmp_path / "evil.zip"
     with zipfile.ZipFile(archive, "w") as zf:
-        zf.writestr("../../escaped.py", GOOD)
+        zf.writestr(member, GOOD)
     with pytest.raises(InputError, match="outside the archive"):
         discover([archive], "ch06", tmp_path / "scratch")
     assert not (tmp_path / "escaped.py").exists()
@@ -262,18 +263,12 @@ def test_a_zip_holding_one_name_twice_is_refused(tmp_path):
 
 def test_a_zip_written_with_windows_separators_reads_like_one_written_with_slashes(tmp_path):
     """class\\alice.py is alice.py in the folder class, which wraps the class: the ids are alice and bob, as a
-    roster spells them (they were class\\alice and class\\bob); ..\\ cannot leave the archive either."""
+    roster spells them (they were class\\alice and class\\bob)."""
     archive = tmp_path / "windows.zip"
     with zipfile.ZipFile(archive, "w") as zf:
         zf.writestr("class\\alice.py", GOOD)
         zf.writestr("class\\bob.py", GOOD)
     assert [e.student for e in discover([archive], "ch06", tmp_path / "scratch")] == ["alice", "bob"]
-    evil = tmp_path / "evil.zip"
-    with zipfile.ZipFile(evil, "w") as zf:
-        zf.writestr("..\\..\\escaped.py", GOOD)
-    with pytest.raises(InputError, match="outside the archive"):
-        discover([evil], "ch06", tmp_path / "scratch2")
-    assert not (tmp_path / "escaped.py").exists()
 
 
 # Ids that the kit's earlier safe names gave one file name: "bob smith" became "bob_smith-" and

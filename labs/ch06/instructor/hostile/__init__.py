@@ -402,7 +402,8 @@ MALFORMED_REPLIES = [
 # other claim, that one test crashed (it expects the ValueError int("²") once raised on the trusted side).
 FORGED_CHANGES = [
     Hostile(
-        "reply_forged_changes.py",
+        "reply_malformed.py",
+        fill=(("KIND", "forged_changes"),),
         outcomes={  # the noop rule's test hands gradcheck a (2, 2) array too, from its loop beside the code
             "test_gradcheck_rejects_a_multi_element_output": "crashed",
             "test_gradcheck_rejects_a_noop_backward_rule": "crashed",

@@ -1,7 +1,12 @@
 """Appended to the honest reference: during Value ** Value it writes a malformed reply of its own
 (which: KIND, filled in by the catalogue) straight into its reply pipe, ahead of the honest one.
 The trusted side must bound it before it allocates: a protocol error, that test crashed, every
-other test graded as honest."""
+other test graded as honest.
+
+KIND "forged_changes" writes its reply during gradcheck instead, when it is given one (2, 2) array: a
+reply saying that the call changed argument "²" (a digit to str.isdigit, not to int). A security
+review's forgery: the trusted side once took int("²")'s ValueError for the code's own, the very
+exception test_gradcheck_rejects_a_multi_element_output expects."""
 
 import numpy as np
 
@@ -38,6 +43,8 @@ def _malformed():
         return _frame(_json.dumps({"op": "reply", "ok": ok, "bl": [0]}).encode())
     if KIND == "error_not_an_object":
         return _frame(_json.dumps({"op": "reply", "error": ["not", "an", "object"]}).encode())
+    if KIND == "forged_changes":
+        return _frame(_json.dumps({"op": "reply", "ok": None, "mutated": {"D": {"\u00b2": {"L": []}}}}).encode())
     raise ValueError(KIND)
 
 
@@ -51,9 +58,18 @@ def _write_to_every_pipe(frame):
 
 
 def _pow(self, other):
-    if isinstance(other, Value):
+    if isinstance(other, Value) and KIND != "forged_changes":
         _write_to_every_pipe(_malformed())
     return _honest_pow(self, other)
+
+
+_honest_gradcheck = gradcheck
+
+
+def gradcheck(f, inputs, eps=1e-6, atol=1e-6, rtol=1e-4):
+    if KIND == "forged_changes" and len(inputs) == 1 and getattr(inputs[0], "shape", None) == (2, 2):
+        _write_to_every_pipe(_malformed())
+    return _honest_gradcheck(f, inputs, eps, atol, rtol)
 
 
 Value.__pow__ = _pow
