@@ -249,6 +249,19 @@ def test_a_zip_cannot_write_outside_its_folder(tmp_path, member):
     assert not (tmp_path / "escaped.py").exists()
 
 
+def test_an_input_that_holds_no_student_is_refused(tmp_path):
+    """An empty folder or zip (the wrong folder, a download that failed) graded "0 students", exit 0 (a review's
+    finding): the batch is refused, naming the input."""
+    empty = tmp_path / "class"
+    empty.mkdir()
+    (empty / "notes.txt").write_text("not a student\n")
+    archive = tmp_path / "empty.zip"
+    zipfile.ZipFile(archive, "w").close()
+    for given in (empty, archive):
+        with pytest.raises(InputError, match=f"{given}: holds no student .* is it the class's"):
+            discover([given], "ch06", tmp_path / f"scratch-{given.name}")
+
+
 def test_a_zip_holding_one_name_twice_is_refused(tmp_path):
     """The second entry would silently replace the first, and a student be graded on one of two files (a
     review's finding: a correct file, then the starter, graded 0)."""

@@ -394,17 +394,20 @@ def discover(inputs: list[Path], lab_id: str, scratch: Path) -> list[Entry]:
         if not given.exists() and not given.is_symlink():
             raise InputError(f"no such file or folder: {given}")
         if given.is_dir() and collection.is_collection(given):
-            entries += _from_collection(given, lab_id, staging)
+            found = _from_collection(given, lab_id, staging)
         elif given.is_dir():
-            entries += _from_class_folder(given, lab_id, staging, given)
+            found = _from_class_folder(given, lab_id, staging, given)
         elif given.suffix.lower() == ".zip":
             unpacked = scratch / "unzipped" / str(number)
             unpacked.mkdir(parents=True)
-            entries += _from_class_folder(_unpack(given, unpacked), lab_id, staging, unpacked)
+            found = _from_class_folder(_unpack(given, unpacked), lab_id, staging, unpacked)
         elif given.suffix.lower() in (".py", NOTEBOOK):
-            entries.append(staging.accept(_shown(given.stem), given, _shown(given.name)))
+            found = [staging.accept(_shown(given.stem), given, _shown(given.name))]
         else:
             raise InputError(f"{given}: give folders, .zip files or .py files")
+        if not found:  # the wrong folder, or an empty download: a batch of no one would say "0 students" and succeed
+            raise InputError(f"{given}: holds no student (a .py file, or a folder, for each one): is it the class's?")
+        entries += found
     return _one_per_student(entries)
 
 
