@@ -168,6 +168,15 @@ def looks_like_lab(other: str) -> str:
     return f"looks like lab {other}'s file"
 
 
+_LOOKS_LIKE_LAB = re.compile(r"looks like lab (?P<lab>[A-Za-z0-9_]+)'s file")
+
+
+def lab_it_looks_like(said: str) -> str | None:
+    """The lab whose file ``said`` (a flag's message, in looks_like_lab's words) says a submission seems to be."""
+    found = _LOOKS_LIKE_LAB.match(said)
+    return found["lab"] if found else None
+
+
 def another_labs_file(lab_id: str, other: str, theirs: tuple[int, int], own: tuple[int, int]) -> str:
     """The scan's flag: the file defines ``theirs`` (n, out of) of lab ``other``'s names, ``own`` of ``lab_id``'s."""
     return (

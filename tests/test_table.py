@@ -16,7 +16,7 @@ from pathlib import Path
 import click
 import pytest
 
-from grader import labs
+from grader import labs, verdicts
 from grader.grading import runner
 from grader.report import live, table
 from tests import handmade
@@ -260,6 +260,27 @@ def test_next_is_the_first_task_not_at_full_marks_in_the_tables_order():
         ]
     )
     assert table.render(document, color=False).splitlines()[-1] == "next: Task 1: Value, test_v2: a loop"
+
+
+def test_another_labs_file_is_told_to_be_graded_as_that_lab():
+    """Its tests fail because it is another lab's work: the next step is the lab, not a test's hint (a review
+    graded lesson1_3's correct file as ch06 and was told to fix test_value_second_backward_accumulates_leaves_only)."""
+    flag = {
+        "code": "another-lab",
+        "line": 1,
+        "message": verdicts.another_labs_file("ch06", "lesson1_3", (3, 3), (1, 5)),
+    }
+    lost = [row("test_v", "value", "failed", 0, 1, "wrong", "a hint about the engine")]
+    lines = table.render(report(lost, flags=[flag], lab="ch06"), color=False).splitlines()
+    assert lines[-2] == "flag: " + flag["message"]
+    assert (
+        lines[-1]
+        == "next: this file looks like lab lesson1_3's: grade it as that lab (--lab lesson1_3), or hand in lab ch06's"
+    )
+    passed = [row("test_v", "value", "passed", 1, 1)]
+    assert table.render(report(passed, flags=[flag], lab="ch06"), color=False).splitlines()[-1] == (
+        "next: nothing: every test passed"  # what passes earns its points, whatever the flag says
+    )
 
 
 def test_a_long_message_is_wrapped_under_its_row():

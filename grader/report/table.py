@@ -157,6 +157,13 @@ def _total(report: dict, style) -> str:
     return style(text, fg="green" if all_passed else "red", bold=True)
 
 
+def _another_lab(flag) -> str | None:
+    """The lab a flag of the scan's says the file belongs to, if it says so."""
+    if isinstance(flag, dict) and flag.get("code") == "another-lab":
+        return verdicts.lab_it_looks_like(str(flag.get("message", "")))
+    return None
+
+
 def next_step(report: dict) -> str:
     """The one thing to do next: the first task not at full marks, its first test that lost points, and
     that test's hint (its message, if it has none: a stub says what to write)."""
@@ -167,6 +174,10 @@ def next_step(report: dict) -> str:
             title = next(t["title"] for t in report["tasks"] if t["id"] == report["partial"]["task"])
             return f"next: every test of {title} passed; grade the whole lab to see the other tasks"
         return "next: nothing: every test passed"
+    other = next((_another_lab(f) for f in report.get("flags", []) if _another_lab(f)), None)
+    if other is not None:  # its tests fail because it is another lab's work, not because of a bug to find
+        own = for_terminal(report.get("lab", ""))
+        return f"next: this file looks like lab {other}'s: grade it as that lab (--lab {other}), or hand in lab {own}'s"
     if _one_reason(lost, tests):
         return f"next: {for_terminal(lost[0]['hint'] or lost[0]['message'])}"
     first = next(t for task in _tasks_run(report) for t in lost if t["task"] == task["id"])
