@@ -114,7 +114,7 @@ def notebook(name: str) -> SubmissionError:
 
 
 def not_utf8(name: str, byte: int, line: int) -> SubmissionError:
-    return SubmissionError(f"{name} is not UTF-8 (byte 0x{byte:02x} at line {line}): {ENCODING_FIX}")
+    return SubmissionError(f"{name} is not UTF-8 (byte 0x{byte:02x} at line {line}): {ENCODING_FIX}", line=line)
 
 
 def utf16(name: str) -> SubmissionError:
@@ -126,7 +126,8 @@ def utf16(name: str) -> SubmissionError:
 def not_declared_encoding(name: str, encoding: str, byte: int, line: int) -> SubmissionError:
     return SubmissionError(
         f"{name} is not {encoding}, the encoding it declares (byte 0x{byte:02x} at line {line}): "
-        "save it as UTF-8 and remove the declaration, or declare the encoding it is saved in"
+        "save it as UTF-8 and remove the declaration, or declare the encoding it is saved in",
+        line=line,
     )
 
 

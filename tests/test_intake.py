@@ -260,11 +260,13 @@ def test_a_file_that_is_not_utf8_gets_one_verdict_in_the_same_words_every_way_in
         status, output, report = ways["run"]["alice.py", isolation]
         assert status == 1 and report["score"] == 0 and len(report["tests"]) == tests
         assert {(t["outcome"], t["message"]) for t in report["tests"]} == {("error", f"alice.py {NOT_UTF8}")}
+        assert {t["line"] for t in report["tests"]} == {3}  # the byte's line, as a syntax error's (CI annotates it)
         assert f"alice.py {NOT_UTF8}" in " ".join(output.split())  # the table, its lines unwrapped
     ci = ways["ci"]["alice.py"]  # the fork's file is its labs/ch06/starter.py; a fork has no hidden tests
     visible = [t for t in ways["run"]["latin.py", "worker"][2]["tests"] if t["tier"] == "visible"]
     assert ci["score"] == 0 and len(ci["tests"]) == len(visible) < tests
     assert {(t["outcome"], t["message"]) for t in ci["tests"]} == {("error", f"starter.py {NOT_UTF8}")}
+    assert {t["line"] for t in ci["tests"]} == {3}
     row = ways["batch"]["alice.py"]
     assert (row["status"], row["score"], row["reason"]) == ("invalid", "0", f"alice.py {NOT_UTF8}")
     results = ways["gradescope"]["alice.py"]

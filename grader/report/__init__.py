@@ -54,13 +54,14 @@ def outcome_counts(results: list[TestResult]) -> dict[str, int]:
 
 def _line_count(impl: Implementation) -> int | None:
     """The lines of the file under test, which a test's ``line`` must be one of; None for the reference
-    package (several files: a line alone names none of them) and for a file intake refuses."""
+    package (several files: a line alone names none of them) and for a file intake refuses, but for the line
+    intake found it at (a byte that is not UTF-8): the file has that many lines at least."""
     if impl.path is None:
         return None
     try:
         return intake.read(impl.path).line_count
-    except verdicts.SubmissionError:
-        return None
+    except verdicts.SubmissionError as exc:
+        return exc.line
 
 
 def build_report(
