@@ -11,13 +11,12 @@ import hashlib
 import json
 import os
 import pwd
-import re
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
 from grader import atomic
-from grader.batch import final_grades, gradebook, late, lms, outputs, overrides, roster
+from grader.batch import final_grades, gradebook, late, lms, outputs, overrides, roster, shards
 
 AUDIT = "audit.jsonl"
 FINAL_GRADES = final_grades.FILE
@@ -71,20 +70,15 @@ def _batch(root: Path) -> tuple[str, dict[str, dict], dict[str, dict], str]:
         # Only a whole class's finished gradebook: an unfinished batch, one shard or a partial merge would
         # export the students it has not graded as missing, or as 0 (shard-missing).
         held = outputs.finished_summary(root).get("shards")
+        lacking = shards.coverage_words(held) if held else None
         reports = outputs.graded_reports(root, by_key)
     except outputs.OutputError as exc:
         raise ExportError(str(exc)) from None
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise ExportError(f"{root} holds a record or report that cannot be read: {exc}") from None
-    if held:
-        held = held if isinstance(held, dict) else {}  # a damaged summary still says: part of the class only
-        parts = [
-            f"{kind}: shard " + ", ".join(f"{i}/{held.get('count')}" for i in held[kind])
-            for kind in ("missing", "unfinished")
-            if isinstance(held.get(kind), list) and held[kind]
-        ]
+    if lacking is not None:
         raise ExportError(
-            f"{root} holds part of the class only ({'; '.join(parts)}): merge every finished shard "
+            f"{root} holds part of the class only ({lacking}): merge every finished shard "
             "(grader merge, without --partial) and export the merge"
         )
     if not by_key:
@@ -227,7 +221,8 @@ def _refuse_to_overwrite_an_input(request: Request, output: Path) -> None:
         if given is not None and given.resolve() == target:
             raise ExportError(f"--output {output} is {what} the export reads: give another file")
     folder = request.out.resolve()
-    if target.is_relative_to(folder) and target.exists() and not re.fullmatch(r"gradebook-.*\.csv", target.name):
+    earlier_export = target.name.startswith("gradebook-") and target.suffix == ".csv"
+    if target.is_relative_to(folder) and target.exists() and not earlier_export:
         raise ExportError(f"--output {output} is one of the batch folder's own files: give another file")
 
 

@@ -102,6 +102,15 @@ def coverage(count: int, present: Sequence[int], unfinished: Sequence[int] = ())
     return {"count": count, "present": sorted(present), "missing": missing, "unfinished": sorted(unfinished)}
 
 
+def coverage_words(held: dict) -> str:
+    """What a ``coverage`` lacks, in words: "missing: shard 1/2; unfinished: shard 3/4"."""
+    words = []
+    for kind in ("missing", "unfinished"):
+        if held[kind]:
+            words.append(f"{kind}: shard " + ", ".join(f"{i}/{held['count']}" for i in held[kind]))
+    return "; ".join(words)
+
+
 @dataclass(frozen=True)
 class Folder:
     """One folder given to merge: where it is, its ``batch.json`` and its records by key."""

@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from grader import batch
-from grader.batch import feedback, similarity
+from grader.batch import feedback, shards, similarity
 from grader.cli.options import UsageProblem, lab_named, with_limits
 from grader.grading import runner
 from grader.report.text import one_line_for_terminal
@@ -96,14 +96,6 @@ def _final_screen(result: batch.BatchResult, out: Path, elapsed: float, regraded
         f"feedback: {out / 'feedback'}/   report: {out / 'report.html'}"
     )
     return "\n".join(lines)
-
-
-def _missing_words(shards: dict) -> str:
-    words = []
-    for kind in ("missing", "unfinished"):
-        if shards[kind]:
-            words.append(f"{kind}: shard " + ", ".join(f"{i}/{shards['count']}" for i in shards[kind]))
-    return "; ".join(words)
 
 
 HIDDEN_FEEDBACK_OPTION = click.option(
@@ -230,6 +222,6 @@ def merge_command(shard_dirs, lab_name, out_dir, partial, hidden_feedback, simil
     folders = f"{len(shard_dirs)} folder{'s' * (len(shard_dirs) > 1)}"
     click.echo(f"{summary['lab']}: merged {summary['students']} students from {folders} into {out_dir}")
     if "shards" in summary:
-        not_merged = (batch.shards.SHARD_MISSING, batch.shards.SHARD_UNFINISHED)
+        not_merged = (shards.SHARD_MISSING, shards.SHARD_UNFINISHED)
         left = sum(n for status, n in summary["statuses"].items() if status in not_merged)
-        click.echo(f"partial: {_missing_words(summary['shards'])}; not graded: {left} students (see summary.md)")
+        click.echo(f"partial: {shards.coverage_words(summary['shards'])}; not graded: {left} students (see summary.md)")
