@@ -238,6 +238,10 @@ def test_a_submission_is_graded_behind_the_wall_by_default(tmp_path):
     ("args", "expected"),
     [
         (["--limit", "test_seconds"], "--limit takes NAME=NUMBER"),
+        # Python's int() reads these as 10 and 3; a limit is written in plain digits
+        (["--limit", "test_seconds=1_0"], "--limit test_seconds=1_0: test_seconds must be"),
+        (["--limit", "test_seconds=\u0663"], "test_seconds must be"),
+        (["--limit", "test_seconds=inf"], "test_seconds must be"),
         (["--impl", "ref", "--isolation", "worker"], "the reference is trusted"),
     ],
 )

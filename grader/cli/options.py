@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 import tempfile
 from pathlib import Path
 
@@ -61,8 +62,14 @@ def with_limits(lab: labs.Lab, pairs: tuple[str, ...]) -> labs.Lab:
     return dataclasses.replace(lab, limits={**lab.limits, **overrides}) if overrides else lab
 
 
+PLAIN_NUMBER = re.compile(r"[0-9]+(\.[0-9]*)?([eE][+-]?[0-9]+)?|\.[0-9]+([eE][+-]?[0-9]+)?")
+
+
 def _number(text: str) -> int | float | str:
-    """What a number typed on the command line means (the text itself if it is none: the check says so)."""
+    """What a number typed on the command line means (the text itself if it is none: the check says so).
+    Only plain ASCII notation: Python's int() and float() also take "1_0", "٣" and "inf"."""
+    if not PLAIN_NUMBER.fullmatch(text):
+        return text
     for kind in (int, float):
         try:
             return kind(text)
