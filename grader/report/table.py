@@ -174,7 +174,7 @@ def next_step(report: dict) -> str:
             title = next(t["title"] for t in report["tasks"] if t["id"] == report["partial"]["task"])
             return f"next: every test of {title} passed; grade the whole lab to see the other tasks"
         return "next: nothing: every test passed"
-    other = next((_another_lab(f) for f in report.get("flags", []) if _another_lab(f)), None)
+    other = next(filter(None, map(_another_lab, report.get("flags", []))), None)
     if other is not None:  # its tests fail because it is another lab's work, not because of a bug to find
         own = for_terminal(report.get("lab", ""))
         return f"next: this file looks like lab {other}'s: grade it as that lab (--lab {other}), or hand in lab {own}'s"

@@ -401,9 +401,7 @@ class Channel:
             try:
                 if op == "reply":
                     if "error" in message:
-                        if type(message["error"]) is not dict:
-                            raise codec.ProtocolError("an error that is not an object")
-                        self._raise_remote(message["error"])
+                        self._raise_remote(self._claimed_error(message))
                     if args is not None and "mutated" in message:
                         _copy_back(args, _decoded(decoder, message["mutated"]))
                     return _decoded(decoder, message.get("ok"))
@@ -413,6 +411,14 @@ class Channel:
             except codec.ProtocolError as exc:
                 self._fail_protocol(str(exc))
             self._fail_protocol(f"an unexpected {str(op)[:40]!r} message")
+
+    def _claimed_error(self, holder: dict) -> dict:
+        """The error a reply (or one answer of a read of several) says the code raised: an object, or
+        the worker broke the protocol."""
+        error = holder["error"]
+        if type(error) is not dict:
+            self._fail_protocol("an error that is not an object")
+        return error
 
     def _answer_callback(self, message, decoder):
         if self.tally is not None:
@@ -487,10 +493,9 @@ class Channel:
         values, first_error = [], None
         for (obj, name), answer in zip(pairs, answers, strict=True):
             if isinstance(answer, dict) and "error" in answer:
-                if type(answer["error"]) is not dict:  # as _wait_reply refuses one for a single reply
-                    self._fail_protocol("an error that is not an object")
-                first_error = first_error or answer["error"]
-                values.append((None, self.session.exception_from(answer["error"])) if keep_errors else None)
+                error = self._claimed_error(answer)
+                first_error = first_error or error
+                values.append((None, self.session.exception_from(error)) if keep_errors else None)
             else:
                 value = _attribute(obj, name, answer)
                 values.append((value, None) if keep_errors else value)
