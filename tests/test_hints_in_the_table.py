@@ -7,6 +7,7 @@ test after the failure (a backward() without its seed, a default argument), and 
 code turned into the failure that names it (a plain number not wrapped).
 """
 
+import json
 import re
 import subprocess
 import sys
@@ -59,3 +60,38 @@ def test_the_table_names_the_bug_under_the_first_failure(lab_id, name, tmp_path)
     assert test in mutant.caught_by, f"{name}: the first failing row is {test}"
     assert "hint: " in said, f"{name}: no hint under {test}:\n{said}"
     assert mutant.kind in bugs.named_in(said), f"{name} ({bugs.BUGS[mutant.kind].label!r}): {test} says\n{said}"
+
+
+def test_a_wrong_forward_value_is_hinted_as_one_in_every_test_it_fails(tmp_path):
+    """A tanh that computes the wrong value fails the chapter's tanh exercise too, whose printed figures
+    hold f and its gradients: its hint says the forward value is wrong, not tanh's derivative (it once
+    did, and sent the student to a backward rule that was right). Hidden tests included."""
+    mutant = next(m for m in catalogue("ch06") if m.name == "value_tanh_forward_sign")
+    submission = tmp_path / "alice.py"
+    submission.write_text(apply(reference_source("ch06"), mutant), encoding="utf-8")
+    report_path = tmp_path / "report.json"
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "grader",
+            "run",
+            "--lab",
+            "ch06",
+            "--submission",
+            str(submission),
+            "--json",
+            str(report_path),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=labs.KIT_ROOT,
+        timeout=300,
+    )
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    failed = [t for t in json.loads(report_path.read_text(encoding="utf-8"))["tests"] if t["outcome"] != "passed"]
+    assert {"test_exercise_a_tanh_neuron", "hidden/test_hidden.py::test_hidden_exercise_tanh_neuron_and_division"} <= {
+        t["id"] for t in failed
+    }
+    for test in failed:
+        assert "forward computation is wrong" in test["hint"] and "derivative" not in test["hint"], test

@@ -16,6 +16,7 @@ from grader.testing.checks import (
     read_floats,
 )
 from grader.testing.gradients import (
+    FORWARD_HINT,
     check_scalar_cases,
     check_scalar_gradients,
     check_tensor_cases,
@@ -31,6 +32,7 @@ from grader.testing.shapes import shape_of
 from grader.testing.spec import SpecScalar, SpecTensor
 
 __all__ = [
+    "FORWARD_HINT",
     "LabCheckFailure",
     "SpecScalar",
     "SpecTensor",

@@ -14,6 +14,7 @@ import pytest
 
 from grader import under_test
 from grader.testing import (
+    FORWARD_HINT,
     as_array,
     as_float,
     as_shape,
@@ -729,6 +730,8 @@ def test_exercise_a_tanh_neuron():
     got = value_grads(a, b, c, output=f)
     printed = ["-0.4621", "-0.7864", "1.5729", "0.7864"]  # the chapter's figures, 4 decimals
     shown = [f"{g:.4f}" for g in got]
+    if shown[0] != printed[0]:  # f itself: its gradients cannot be right either, and are not the bug to look for
+        fail(f"f = tanh(a*b + c) at (2, -1, 1.5): forward value: expected {printed[0]}, got {shown[0]}", FORWARD_HINT)
     if shown != printed:
         fail(f"f = tanh(a*b + c) at (2, -1, 1.5): expected f, df/da, df/db, df/dc = {printed}, got {shown}")
 

@@ -17,6 +17,7 @@ import numpy as np
 
 from grader import under_test
 from grader.testing import (
+    FORWARD_HINT,
     as_array,
     as_float,
     as_shape,
@@ -443,8 +444,10 @@ def test_hidden_exercise_tanh_neuron_and_division():
     f.backward()
     t = math.tanh(0.5 * -2.0 + 0.25)
     slope = 1.0 - t * t
+    got = value_grads(a, b, c, output=f)
+    expect_close(got[0], t, "f = tanh(a*b + c) at (0.5, -2, 0.25): forward value", atol=1e-12, hint=FORWARD_HINT)
     expect_close(
-        value_grads(a, b, c, output=f),
+        got,
         [t, slope * -2.0, slope * 0.5, slope],
         "f = tanh(a*b + c) at (0.5, -2, 0.25): f, df/da, df/db, df/dc",
         atol=1e-12,

@@ -143,6 +143,22 @@ MUTANTS = [
         },
     ),
     Mutant(
+        name="value_tanh_forward_sign",
+        kind="sign",
+        bug="Value.tanh computes (e**x - e**-x) / (e**x - e**-x), a minus for the denominator's plus: always 1",
+        within="Value.tanh",
+        old="t = math.tanh(self.data)",
+        new="t = (math.exp(self.data) - math.exp(-self.data)) / (math.exp(self.data) - math.exp(-self.data))",
+        caught_by={
+            "test_exercise_a_tanh_neuron",
+            "test_value_random_graphs",
+            "test_value_unary_functions[chain]",
+            "test_value_unary_functions[tanh]",
+            "test_value_used_twice_gets_both_contributions",
+        },
+        named=False,  # every failure says the forward value is wrong, not which sign
+    ),
+    Mutant(
         name="value_tanh_derivative_is_t",
         kind="derivative",
         bug="Value.tanh backward uses t instead of 1 - t*t",
