@@ -62,13 +62,15 @@ def test_the_table_names_the_bug_under_the_first_failure(lab_id, name, tmp_path)
     assert mutant.kind in bugs.named_in(said), f"{name} ({bugs.BUGS[mutant.kind].label!r}): {test} says\n{said}"
 
 
-def test_a_wrong_forward_value_is_hinted_as_one_in_every_test_it_fails(tmp_path):
-    """A tanh that computes the wrong value fails the chapter's tanh exercise too, whose printed figures
-    hold f and its gradients: its hint says the forward value is wrong, not tanh's derivative (it once
-    did, and sent the student to a backward rule that was right). Hidden tests included."""
-    mutant = next(m for m in catalogue("ch06") if m.name == "value_tanh_forward_sign")
+@pytest.mark.parametrize("lab_id", ["ch06", "lesson1_3"])
+def test_a_wrong_forward_value_is_hinted_as_one_in_every_test_it_fails(lab_id, tmp_path):
+    """A tanh that computes the wrong value fails every test that uses tanh, the exercises whose figures
+    hold f and its gradients among them: each one's hint says the forward value is wrong, not tanh's
+    derivative, a number used twice or the numerical check (they once did, and sent the student to code
+    that was right). Hidden tests included."""
+    mutant = next(m for m in catalogue(lab_id) if m.name == "value_tanh_forward_sign")
     submission = tmp_path / "alice.py"
-    submission.write_text(apply(reference_source("ch06"), mutant), encoding="utf-8")
+    submission.write_text(apply(reference_source(lab_id), mutant), encoding="utf-8")
     report_path = tmp_path / "report.json"
     proc = subprocess.run(
         [
@@ -77,7 +79,7 @@ def test_a_wrong_forward_value_is_hinted_as_one_in_every_test_it_fails(tmp_path)
             "grader",
             "run",
             "--lab",
-            "ch06",
+            lab_id,
             "--submission",
             str(submission),
             "--json",
@@ -90,8 +92,6 @@ def test_a_wrong_forward_value_is_hinted_as_one_in_every_test_it_fails(tmp_path)
     )
     assert proc.returncode == 1, proc.stdout + proc.stderr
     failed = [t for t in json.loads(report_path.read_text(encoding="utf-8"))["tests"] if t["outcome"] != "passed"]
-    assert {"test_exercise_a_tanh_neuron", "hidden/test_hidden.py::test_hidden_exercise_tanh_neuron_and_division"} <= {
-        t["id"] for t in failed
-    }
+    assert mutant.caught_by <= {t["id"] for t in failed}
     for test in failed:
         assert "forward computation is wrong" in test["hint"] and "derivative" not in test["hint"], test

@@ -19,6 +19,7 @@ import pytest
 
 from grader import under_test
 from grader.testing import (
+    FORWARD_HINT,
     LabCheckFailure,
     SpecScalar,
     as_array,
@@ -87,7 +88,7 @@ def test_engine_reproduces_the_lessons_graph():
     a, b, c = lab.Value(2.0), lab.Value(-3.0), lab.Value(10.0)
     f = (a * b + c) * lab.Value(-2.0)
     f.backward()
-    expect_close(as_float(f.data, "f.data"), -8.0, "f = (a*b + c) * (-2)")
+    expect_close(as_float(f.data, "f.data"), -8.0, "f = (a*b + c) * (-2): forward value", hint=FORWARD_HINT)
     got = grads(a, b, c)
     expect_diagnosed(
         got,
@@ -119,7 +120,7 @@ def test_engine_adds_the_contributions_of_a_repeated_number():
     x = lab.Value(3.0)
     y = x * x + x * 2
     y.backward()
-    expect_close(as_float(y.data, "y.data"), 15.0, "y = x*x + 2x at x = 3")
+    expect_close(as_float(y.data, "y.data"), 15.0, "y = x*x + 2x at x = 3: forward value", hint=FORWARD_HINT)
     got = as_float(x.grad, "x.grad")
     if got != 8.0:
         why = {
@@ -133,7 +134,10 @@ def test_engine_adds_the_contributions_of_a_repeated_number():
         with diagnoses.plain_numbers(lab.Value, f"y = {text} at x = 0.8"):
             y = f(x)
             y.backward()
-        expect_close(as_float(y.data, f"({text}).data"), f(SpecScalar(0.8)).data, f"y = {text} at x = 0.8")
+        expected_y = f(SpecScalar(0.8)).data
+        expect_close(
+            as_float(y.data, f"({text}).data"), expected_y, f"y = {text} at x = 0.8: forward value", hint=FORWARD_HINT
+        )
         got, expected = as_float(x.grad, "x.grad"), spec_derivative(f, 0.8)
         if not math.isclose(got, expected, rel_tol=1e-4, abs_tol=1e-6):
             said = f"y = {text} at x = 0.8: expected dy/dx = {expected:.6f}, got {got:.6f}"
@@ -160,7 +164,12 @@ def test_engine_neuron_matches_finite_differences_to_six_places():
     w1, w2, bias, x1, x2 = (lab.Value(v) for v in NEURON)
     out = (w1 * x1 + w2 * x2 + bias).tanh()
     out.backward()
-    expect_close(as_float(out.data, "out.data"), 0.7071199874301226, "the neuron's output (the lesson: 0.70712)")
+    expect_close(
+        as_float(out.data, "out.data"),
+        0.7071199874301226,
+        "the neuron's output (the lesson: 0.70712): forward value",
+        hint=FORWARD_HINT,
+    )
     got = grads(w1, w2, bias, x1, x2)
     expected = [central(neuron, NEURON, i) for i in range(5)]
     names = ["w1", "w2", "bias", "x1", "x2"]
@@ -208,8 +217,7 @@ def test_engine_operations(case):
         expected,
         f"Value {case}: forward value at {inputs}",
         atol=1e-10,
-        hint=diagnoses.forward_value(lab.Value, f, inputs, got)
-        or "the forward value is wrong: fix it before the gradients",
+        hint=diagnoses.forward_value(lab.Value, f, inputs, got) or FORWARD_HINT,
     )
     check_scalar_gradients(lab.Value, f, inputs, f"Value {case}", hint=hint)
 
@@ -266,7 +274,12 @@ def test_engine_two_layer_tanh():
     by_hand = math.tanh(1.0)  # the hidden value tanh(w1 x)
     top = math.tanh(-1.5 * by_hand)
     expected = [(1 - top**2) * -1.5 * (1 - by_hand**2) * 2.0, (1 - top**2) * by_hand]  # -0.42260, 0.25545
-    expect_close(as_float(out.data, "out.data"), top, "tanh(w2 tanh(w1 x)) at w1 = 0.5, w2 = -1.5, x = 2")
+    expect_close(
+        as_float(out.data, "out.data"),
+        top,
+        "tanh(w2 tanh(w1 x)) at w1 = 0.5, w2 = -1.5, x = 2: forward value",
+        hint=FORWARD_HINT,
+    )
     expect_close(grads(w1, w2), expected, "(d out/d w1, d out/d w2)", atol=1e-12)
 
 
@@ -336,7 +349,11 @@ def test_numerical_derivative_agrees_with_the_engine():
     rounded = [round(as_float(lab.numerical_derivative(neuron, list(NEURON), i), "the estimate"), 6) for i in range(5)]
     expect_close(rounded, [0.999963, 0.0, 0.499981, -1.499944, 0.499981], "the lesson's estimates", atol=1e-12)
     w1, w2, bias, x1, x2 = (lab.Value(v) for v in NEURON)
-    (w1 * x1 + w2 * x2 + bias).tanh().backward()
+    out = (w1 * x1 + w2 * x2 + bias).tanh()
+    out.backward()
+    expect_close(
+        as_float(out.data, "out.data"), neuron(*NEURON), "the engine's neuron: forward value", hint=FORWARD_HINT
+    )
     expect_close(grads(w1, w2, bias, x1, x2), rounded, "engine against estimate, to six places", atol=5e-7, rtol=0)
 
 

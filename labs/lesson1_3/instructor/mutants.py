@@ -281,6 +281,23 @@ MUTANTS = [
         },
     ),
     Mutant(
+        name="value_tanh_forward_sign",
+        kind="sign",
+        bug="Value.tanh computes (e**x - e**-x) / (e**x - e**-x), a minus for the denominator's plus: always 1",
+        within="Value.tanh",
+        old="t = math.tanh(self.data)",
+        new="t = (math.exp(self.data) - math.exp(-self.data)) / (math.exp(self.data) - math.exp(-self.data))",
+        caught_by={
+            "test_engine_adds_the_contributions_of_a_repeated_number",
+            "test_engine_neuron_matches_finite_differences_to_six_places",
+            "test_engine_operations[tanh]",
+            "test_engine_random_graphs",
+            "test_engine_two_layer_tanh",
+            "test_numerical_derivative_agrees_with_the_engine",
+        },
+        named=False,  # every failure says the forward value is wrong, not which sign
+    ),
+    Mutant(
         name="value_tanh_derivative_is_t",
         bug="Value.tanh backward uses t instead of 1 - t*t",
         kind="derivative",
