@@ -114,6 +114,11 @@ def test_every_attack_is_refused_by_the_kernel(lab, limits, tmp_path, monkeypatc
         "fork": DENIED,
         "exec a program": DENIED,
         "run on every core": DENIED,
+        "set the zygote's limits": DENIED,
+        "set the zygote's niceness": DENIED,
+        "set the zygote's scheduling": DENIED,
+        "make the zygote the owner of a descriptor's signals": DENIED,
+        "the same with ioctl": DENIED,
         "create a System V shared memory segment": DENIED,
         "create a System V message queue": DENIED,
         "open an internet socket": DENIED,
@@ -122,7 +127,7 @@ def test_every_attack_is_refused_by_the_kernel(lab, limits, tmp_path, monkeypatc
     if os.uname().machine == "x86_64":
         expected |= {
             f"{name}()": DENIED
-            for name in ("bpf", "perf_event_open", "io_uring_setup", "keyctl", "ptrace", "setxattrat")
+            for name in ("bpf", "perf_event_open", "io_uring_setup", "keyctl", "ptrace", "setxattrat", "ioprio_set")
         }
     wrong = {name: results.get(name) for name, allowed in expected.items() if results.get(name) not in allowed}
     assert not wrong, f"not refused by the kernel as it must be: {wrong}"

@@ -14,7 +14,8 @@ libseccomp's default for a foreign architecture.
   swap).
 - ``child_program``: added by each child of the zygote (the processes that run student
   code) before the submission is executed. A child may start threads, nothing more: no
-  new process, no other program, no signal to any process, no move to another core. Nor may it make a file, a
+  new process, no other program, no signal to any process (nor a descriptor that would send one), no move
+  to another core, no change to another process's limits or scheduling. Nor may it make a file, a
   folder or a link: every name it made would hold an inode of the ``/sandbox`` tmpfs,
   which counts bytes but not inodes (bubblewrap can give it ``--size``, not
   ``nr_inodes``), so empty files would cost the machine's memory outside every limit
@@ -151,7 +152,21 @@ REFUSED_IN_CHILD = (
     # Nor leave the core it was given: a batch gives each job's worker its own (grader.wall.cpus), and a
     # child that widened its threads' set of cores took the next job's core and slowed its student's tests.
     "sched_setaffinity",
+    # Nor change how another process is scheduled: the zygote shares the child's uid, which is all these
+    # ask, and passes what it has to every later student's children (a security review set the zygote's
+    # scheduling to SCHED_IDLE and its niceness to 19). A grading never needs them for itself either.
+    "setpriority",
+    "sched_setscheduler",
+    "sched_setparam",
+    "sched_setattr",
+    "ioprio_set",
+    "migrate_pages",
+    "move_pages",
 )
+# fcntl(2) and ioctl(2) commands that name a process to signal when a descriptor is ready (SIGIO or any
+# signal chosen with F_SETSIG): a signal by another road, which the same uid is enough to send.
+FCNTL_SIGNAL_OWNER = {"F_SETOWN": 8, "F_SETSIG": 10, "F_SETOWN_EX": 15}
+IOCTL_SIGNAL_OWNER = {"FIOSETOWN": 0x8901, "SIOCSPGRP": 0x8902}
 
 
 # A child may not give a new name to anything (each one an inode of the tmpfs, see above).
@@ -212,6 +227,13 @@ def _child_rules(seccomp):
     refuse = seccomp.ERRNO(errno.EPERM)
     for name in REFUSED_IN_CHILD:
         yield refuse, name, ()
+    # Its own limits only (pid 0: the C library's setrlimit and getrlimit). Another pid with its uid is the
+    # zygote: a security review lowered its open files to 6, and every later student of the job got 0.
+    yield refuse, "prlimit64", (seccomp.Arg(0, seccomp.NE, 0),)
+    for command in FCNTL_SIGNAL_OWNER.values():
+        yield refuse, "fcntl", (seccomp.Arg(1, seccomp.EQ, command),)
+    for request in IOCTL_SIGNAL_OWNER.values():
+        yield refuse, "ioctl", (seccomp.Arg(1, seccomp.EQ, request),)
     # clone without CLONE_THREAD makes a process; with it, a thread (numpy's and the code's own).
     yield refuse, "clone", (seccomp.Arg(0, seccomp.MASKED_EQ, CLONE_THREAD, 0),)
     yield seccomp.ERRNO(errno.ENOSYS), "clone3", ()

@@ -470,6 +470,8 @@ def install_guards(config, workdir):
                 raise PermissionError(f"labkit: a lab submission may not open the folder {real}")
         elif event in NEW_NAME_EVENTS:
             raise PermissionError(new_name_refusal(event, args))
+        elif event == "resource.prlimit" and args and args[0] not in (0, os.getpid()):
+            raise PermissionError("labkit: a lab submission may not change another process's limits")
         elif event in ("os.listdir", "os.scandir") and args and isinstance(args[0], (str, bytes)):
             real, ok = inside(args[0], read_roots)
             if not ok:
