@@ -694,8 +694,16 @@ def test_gradcheck_rejects_a_noop_backward_rule():
 
 @graded(task="gradcheck", points=1, hint="gradcheck needs f to return a single-element Tensor")
 def test_gradcheck_rejects_a_multi_element_output():
+    returned = []  # f's results: the ValueError must come from looking at one, not from anything before it
+
+    def f(a):
+        returned.append(a * 2.0)
+        return returned[-1]
+
     with raises(ValueError, "gradcheck on a function returning a (2, 2) tensor"):
-        lab.gradcheck(lambda a: a * 2.0, [normal(2, 2)])
+        lab.gradcheck(f, [normal(2, 2)])
+    if not returned:
+        fail("gradcheck raised ValueError before f returned its (2, 2) tensor: it must call f, then refuse its output")
 
 
 @graded(task="gradcheck", points=1, hint="gradcheck must not change the caller's arrays: it works on private copies")
