@@ -425,6 +425,11 @@ def test_late_work_counts_as_the_better_of_the_on_time_score_and_the_penalised_l
     late_only = _entry(_record("late", 0, _late_work(10, 3600)), report=None)
     assert late_only["status"] == "late" and late_only["final"] == 9
     assert _entry(_record("late", 0, _late_work(10, 3600)), report=None, rule=None)["final"] == 0
+    # A fork whose commit at the deadline held no lab file (missing) or an empty one, and late work after it
+    for status in ("missing", "empty"):
+        late_after_nothing = _entry(_record(status, 0, _late_work(10, 3600)), report=None)
+        assert late_after_nothing["status"] == "late" and late_after_nothing["final"] == 9, late_after_nothing
+        assert _entry(_record(status, 0, _late_work(10, 3600)), report=None, rule=None)["final"] is None
 
 
 def test_not_graded_is_zero_with_its_reason_and_nothing_handed_in_is_missing():

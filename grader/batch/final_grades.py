@@ -73,7 +73,9 @@ def _entry_from_record(
     record: dict, report: dict | None, found: list[Override], rule: late.LatePolicy | None, lms_late: int | None
 ) -> dict:
     status = record["status"]
-    if status in NOTHING_HANDED_IN or status in NOT_YET_GRADED:
+    late_work = _late_candidate(record, rule)
+    # Nothing on time (a fork whose commit at the deadline had no lab file) may still have late work.
+    if status in NOT_YET_GRADED or (status in NOTHING_HANDED_IN and late_work is None):
         return {"status": MISSING if status in NOTHING_HANDED_IN else status, "reason": record.get("reason", "")}
     candidates = []
     overrides_applied: list[dict] = []
@@ -90,7 +92,6 @@ def _entry_from_record(
                 "final": _round(score - penalty),
             }
         )
-    late_work = _late_candidate(record, rule)
     if late_work is not None:
         candidates.append(late_work)
     if not candidates:  # handed in, not graded: a zero, with the reason
