@@ -350,3 +350,24 @@ def test_the_terminal_shows_a_students_id_as_text_never_as_control_sequences(tmp
         "[2/3] x\\x1b[2J\\x1b[31mred: invalid",
         "[3/3] y\\x1b]0;pwned\\x07: invalid",
     ]
+
+
+def test_a_resume_whose_inputs_lack_graded_students_is_refused_unless_told_to_forget_them(tmp_path):
+    """An input left out of a resume (the zip of a second section) used to drop its students' records, reports
+    and grades without a word, exit 0 (a helper agent's review): now it changes nothing and names them."""
+    first, second = tmp_path / "first", tmp_path / "second"
+    first.mkdir()
+    second.mkdir()
+    (first / "alice.py").write_text("x = 1\n")
+    (second / "kate.py").write_text("y = 2\n")
+    out = tmp_path / "out"
+    status, output = _batch(str(first), str(second), "--lab", LAB, "--out", str(out))
+    assert status == 0, output
+    before = {p.name: p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    status, output = _batch(str(first), "--lab", LAB, "--out", str(out), "--resume")
+    assert status == 2 and "holds 1 graded student these inputs do not: kate" in output, output
+    assert "--forget-missing" in output
+    assert {p.name: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before  # nothing changed
+    status, output = _batch(str(first), "--lab", LAB, "--out", str(out), "--resume", "--forget-missing")
+    assert status == 0, output
+    assert set(_rows(out)) == {"alice"} and not (out / "records" / "kate.json").exists()

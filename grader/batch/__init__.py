@@ -53,12 +53,15 @@ def run_batch(
     on_done: Callable[[Entry, dict], None] = lambda entry, record: None,
     similarity_threshold: float | None = similarity.DEFAULT_THRESHOLD,
     only: Sequence[str] = (),
+    forget_missing: bool = False,
 ) -> BatchResult:
     """Grade every student in ``inputs`` into ``out_dir``; ``on_done`` hears of each student as it is recorded;
     ``hidden_feedback``: what each student's feedback file says of the hidden tests (feedback.HIDDEN_FEEDBACK);
     ``similarity_threshold``: the pairs of similar submissions to list (grader.batch.similarity); None: none.
     ``only``: regrade these students (and their late work) in the batch ``out_dir`` already holds, whatever
-    their records say, and leave everyone else as it is (shards.regrade; RegradeError if it cannot be)."""
+    their records say, and leave everyone else as it is (shards.regrade; RegradeError if it cannot be).
+    ``forget_missing``: a resume drops the students ``out_dir`` holds that the inputs do not (without it,
+    OutputError names them)."""
     jobs = jobs or os.cpu_count() or 1
     out = Outputs(out_dir, lab.id, _max_score(lab), lab.tests_sha256(), limits.in_force(lab.limits))
     with scratch.temporary("batch") as unpacked:
@@ -75,8 +78,8 @@ def run_batch(
             shard = shard or shards.WHOLE
             # The whole roster, before anyone is graded: a shard killed at any time still says what it is.
             about = shards.describe(lab.id, out.kit, shard, entries, out.limits)
-            out.open(resume=resume, about=about)
             entries = shard.select(entries)
+            out.open(resume=resume, about=about, students={e.student for e in entries}, forget_missing=forget_missing)
             out.forget_others({e.key for e in entries})
         on_start(len(entries))
         to_grade, skipped = [], 0

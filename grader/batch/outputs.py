@@ -169,9 +169,15 @@ class Outputs:
 
     # -- the folder ------------------------------------------------------------------------
 
-    def open(self, *, resume: bool, about: dict) -> None:
+    def open(
+        self, *, resume: bool, about: dict, students: set[str] | None = None, forget_missing: bool = False
+    ) -> None:
         """Claim the folder (new or empty, or with resume one this lab's batch of the same shard wrote),
-        and write ``about``, its ``batch.json`` (grader.batch.shards.describe)."""
+        and write ``about``, its ``batch.json`` (grader.batch.shards.describe).
+
+        ``students``: those the inputs hold (this shard's). A resume whose inputs lack students the folder
+        graded is refused, changing nothing (an input left out would drop their grades), unless
+        ``forget_missing``: the caller then drops them (forget_others)."""
         meta_path = self.root / "batch.json"
         if meta_path.exists():
             meta = _object(meta_path, "is not a batch's description", "choose another --out")
@@ -185,6 +191,14 @@ class Outputs:
                 raise OutputError(
                     f"{self.root} holds shard {_shard_words(meta)}, not {_shard_words(about)}: "
                     f"resume it with --shard {_shard_words(meta)}, or choose another --out"
+                )
+            gone = sorted({r.get("student") for r in self.records()} - students) if students is not None else []
+            if gone and not forget_missing:
+                named = ", ".join(map(str, gone[:5])) + (f" and {len(gone) - 5} more" if len(gone) > 5 else "")
+                raise OutputError(
+                    f"{self.root} holds {len(gone)} graded student{'s' if len(gone) != 1 else ''} these inputs do "
+                    f"not: {named}. Give every input of the first run (a folder or zip left out?), or add "
+                    "--forget-missing to drop them from the gradebook"
                 )
         elif self.root.exists() and any(self.root.iterdir()):
             raise OutputError(f"{self.root} is not empty and holds no batch: choose another --out")

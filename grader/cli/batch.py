@@ -126,6 +126,12 @@ SIMILARITY_OPTION = click.option(
 )
 @click.option("--jobs", type=click.IntRange(min=1), default=None, help="Parallel graders [default: the CPU count].")
 @click.option("--resume", is_flag=True, help="Continue a batch in --out: grade only what is missing or changed.")
+@click.option(
+    "--forget-missing",
+    is_flag=True,
+    help="With --resume: drop from the gradebook the students --out graded that these inputs no longer hold "
+    "(without it such a resume is refused, changing nothing).",
+)
 @click.option("--shard", default=None, metavar="I/N", help="Grade only the I-th of N deterministic shards (1-based).")
 @click.option("--limit", "limits", multiple=True, metavar="NAME=VALUE", help="Override one of the lab's [limits].")
 @click.option(
@@ -139,7 +145,17 @@ SIMILARITY_OPTION = click.option(
 @HIDDEN_FEEDBACK_OPTION
 @SIMILARITY_OPTION
 def batch_command(
-    submissions, lab_name, out_dir, jobs, resume, shard, limits, only, hidden_feedback, similarity_threshold
+    submissions,
+    lab_name,
+    out_dir,
+    jobs,
+    resume,
+    forget_missing,
+    shard,
+    limits,
+    only,
+    hidden_feedback,
+    similarity_threshold,
 ):
     """Grade a whole class behind the wall: folders of .py files or of forks, or .zip files of either.
 
@@ -164,6 +180,7 @@ def batch_command(
         result = batch.run_batch(
             lab, list(submissions), out_dir, jobs=jobs, resume=resume, shard=chosen, hidden_feedback=hidden_feedback,
             on_start=progress.start, on_done=progress.update, similarity_threshold=threshold, only=only,
+            forget_missing=forget_missing,
         )  # fmt: skip
     except (batch.InputError, batch.OutputError, batch.RegradeError) as exc:
         raise UsageProblem(str(exc)) from None
