@@ -307,7 +307,14 @@ def test_a_folder_that_is_no_batch_a_missing_roster_and_a_bad_course_file_are_re
     result = _export(out, "--format", "canvas", roster_path=tmp_path / "nope.csv")
     assert result.exit_code == 2 and "cannot read the roster" in result.output
     course = tmp_path / "course.toml"
-    for text, message in (("[late]\nper_dya = 10\n", "[late] has no key 'per_dya'"), ("[late\n", "not a TOML file")):
+    for text, message in (
+        ("[late]\nper_dya = 10\n", "[late] has no key 'per_dya'"),
+        ("[late\n", "not a TOML file"),
+        # a policy outside [late] was no policy at all: late students got 0 (a helper agent's review)
+        ("per_day = 10\ncap = 50\n", "holds one [late] table (per_day, cap, grace, due); it holds 'cap', 'per_day'"),
+        ("[lateness]\nper_day = 10\n", "it holds 'lateness'"),
+        ("", "holds one [late] table"),
+    ):
         course.write_text(text)
         result = _export(out, "--format", "canvas", "--course", str(course))
         assert result.exit_code == 2 and message in result.output, result.output
@@ -318,12 +325,15 @@ def test_the_export_does_not_overwrite_what_it_reads(out, tmp_path):
     """--output may not be the roster, the file of LMS times, nor one of the batch folder's own files (a review
     wrote the gradebook over its roster, exit 0); a gradebook of an earlier export is written again."""
     roster_path = out.parent / "roster.csv"
+    course = tmp_path / "course.toml"
+    course.write_text('[late]\nper_day = 10\ndue = "2026-12-01T23:59:00+00:00"\n')
     times = tmp_path / "times.csv"
     times.write_text("student,submitted_at\nana,2026-12-01T23:00:00Z\n")
     for output, args, said in (
         (roster_path, [], f"--output {roster_path} is the roster the export reads: give another file"),
         (times, ["--submission-times", str(times), *POLICY], f"--output {times} is the file of submission times"),
         (out / "summary.json", [], f"--output {out / 'summary.json'} is one of the batch folder's own files"),
+        (course, ["--course", str(course)], f"--output {course} is the course file the export reads"),
     ):
         before = output.read_bytes()
         result = _export(out, "--format", "csv", "--output", str(output), *args)
@@ -389,11 +399,26 @@ def test_a_grace_period_is_read_in_its_unit(text, seconds):
 
 
 @pytest.mark.parametrize(
-    ("per_day", "cap", "grace"), [(-1, None, None), (10, 101, None), (10, None, "31d"), (float("nan"), None, None)]
+    ("per_day", "cap", "grace"),
+    [
+        (-1, None, None),
+        (10, 101, None),
+        (10, None, "31d"),
+        (float("nan"), None, None),
+        (10, None, -0.5),
+        (10, None, True),
+    ],
 )
 def test_a_policy_out_of_range_is_refused(per_day, cap, grace):
     with pytest.raises(late.PolicyError):
         late.policy(per_day, cap, grace)
+
+
+def test_a_grace_period_given_as_a_number_is_minutes_never_cut_to_whole_ones():
+    """The course file's grace = 1.5 is 90 s, as --late-grace 1.5 is (it was cut to 60 s: a review)."""
+    assert late.policy(10, None, 1.5).grace_seconds == 90
+    assert late.policy(10, None, 14.99).grace_seconds == 899
+    assert late.policy(10, None, "1.5").grace_seconds == late.policy(10, None, 1.5).grace_seconds
 
 
 # -- final grades: pure ------------------------------------------------------------------------------------------

@@ -38,6 +38,7 @@ class Request:
     due: str | None = None
     submission_times: Path | None = None
     missing_as_zero: bool = False
+    course: Path | None = None  # read by the caller (its late policy), named here so --output never replaces it
 
 
 @dataclass
@@ -214,10 +215,16 @@ def prepare(request: Request, *, now: datetime | None = None) -> Prepared:
 
 
 def _refuse_to_overwrite_an_input(request: Request, output: Path) -> None:
-    """The gradebook goes where --output says, unless that is a file the export reads (the roster, the LMS's
-    times) or the batch folder's own (its records, reports, summary): a review overwrote its roster so."""
+    """The gradebook goes where --output says, unless that is a file the export reads (the roster, the
+    LMS's times, the course file) or the batch folder's own (its records, reports, summary): a review
+    overwrote its roster so."""
     target = output.resolve()
-    for given, what in ((request.roster, "the roster"), (request.submission_times, "the file of submission times")):
+    reads = (
+        (request.roster, "the roster"),
+        (request.submission_times, "the file of submission times"),
+        (request.course, "the course file"),
+    )
+    for given, what in reads:
         if given is not None and given.resolve() == target:
             raise ExportError(f"--output {output} is {what} the export reads: give another file")
     folder = request.out.resolve()

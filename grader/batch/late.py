@@ -56,7 +56,7 @@ def parse_duration(text: str) -> int:
     return round(float(found.group(1)) * UNIT_SECONDS[found.group(2)])
 
 
-def policy(per_day: float | None, cap: float | None = None, grace: str | int | None = None) -> LatePolicy:
+def policy(per_day: float | None, cap: float | None = None, grace: str | float | None = None) -> LatePolicy:
     """A checked policy: percentages from 0 to 100, a grace period of 0 to 30 days."""
     if per_day is None:
         raise PolicyError("a late policy needs its percentage per day (--late-per-day, or per_day in [late])")
@@ -64,10 +64,13 @@ def policy(per_day: float | None, cap: float | None = None, grace: str | int | N
     for name, value in values.items():
         if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 100:
             raise PolicyError(f"the late {name} percentage must be a number from 0 to 100, got {value!r}")
-    grace_seconds = parse_duration(grace) if isinstance(grace, str) else int(grace or 0) * 60
-    if isinstance(grace, bool) or not 0 <= grace_seconds <= 30 * DAY:
+    if isinstance(grace, bool) or not (grace is None or isinstance(grace, str | int | float)):
+        raise PolicyError(f'the grace period must be a duration ("15m") or a number of minutes, got {grace!r}')
+    # A number is minutes, as the command line's --late-grace 1.5 is (90 s): never cut to whole minutes.
+    grace_seconds = parse_duration(grace) if isinstance(grace, str) else (grace or 0) * 60
+    if not 0 <= grace_seconds <= 30 * DAY:  # nan and inf too
         raise PolicyError(f"the grace period must be from 0 to 30 days, got {grace!r}")
-    return LatePolicy(float(values["per-day"]), float(values["cap"]), grace_seconds)
+    return LatePolicy(float(values["per-day"]), float(values["cap"]), round(grace_seconds))
 
 
 def days_late(late_seconds: int | float | None, rule: LatePolicy) -> int:
@@ -103,7 +106,13 @@ def read_course(path: Path) -> dict:
         raise PolicyError(f"cannot read the course file {path}: {exc.strerror or exc}") from None
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise PolicyError(f"{path.name} is not a TOML file: {exc}") from None
-    late = document.get("late", {})
+    # The course file holds the late policy and nothing else: a policy written at the top or under another
+    # name would be no policy at all, and every late student would silently get 0.
+    if set(document) != {"late"}:
+        found = ", ".join(repr(k) for k in sorted(set(document) - {"late"}))
+        where = f"; it holds {found}" if found else ""
+        raise PolicyError(f"{path.name}: a course file holds one [late] table (per_day, cap, grace, due){where}")
+    late = document["late"]
     if not isinstance(late, dict):
         raise PolicyError(f"{path.name}: [late] must be a table")
     unknown = sorted(set(late) - set(COURSE_KEYS))

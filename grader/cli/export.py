@@ -96,7 +96,7 @@ def export_command(
         request = export.Request(
             out=out_dir, format=format_, roster=roster_path, assignment=assignment, assignment_id=assignment_id,
             output=output, policy=rule, due=due or due_time, submission_times=submission_times,
-            missing_as_zero=missing_as_zero,
+            missing_as_zero=missing_as_zero, course=course,
         )  # fmt: skip
         prepared = export.prepare(request)
     except (late.PolicyError, export.ExportError) as exc:
