@@ -689,3 +689,13 @@ def test_a_collected_file_changed_since_or_another_lab_is_refused(collected, tmp
     status, output = _grader("batch", only, "--lab", "ch06", "--out", tmp_path / "g2")
     assert status == 2
     assert "is a collection of lab lesson1_3's files, not ch06's: collect again with --lab ch06" in output
+
+
+def test_a_timeout_that_is_not_a_number_of_seconds_is_refused(tmp_path):
+    """click's FloatRange let nan through, and every fork became unreachable ('longer than nan s'): a review."""
+    roster = tmp_path / "roster.csv"
+    roster.write_text("student,url\nada,https://github.com/ada/labs\n")
+    for bad in ("nan", "0", "inf"):
+        status, output = _grader("collect", roster, "--deadline", DEADLINE, "--out", tmp_path / "out", "--timeout", bad)
+        assert status == 2 and "--timeout" in output, output
+    assert not (tmp_path / "out").exists()

@@ -485,3 +485,18 @@ def test_formula_cells_are_escaped_in_every_format():
     ):
         for row in csv.reader(io.StringIO(text)):
             assert not any(cell[:1] in "=+-@" and cell for cell in row), row
+
+
+def test_a_student_twice_in_the_file_of_submission_times_is_refused_and_a_stranger_is_named(out):
+    """Two rows for one student took the last silently (a late one became on time), and a student the roster
+    does not list passed without a word (a helper agent's review)."""
+    plain = out.parent / "plain-times-roster.csv"
+    plain.write_text("student,lms_id\nana,1\n")
+    times = out.parent / "twice.csv"
+    times.write_text("student,submitted_at\nana,2026-12-03T00:00:00Z\nana,2026-12-01T00:00:00Z\n")
+    args = ["--format", "csv", "--submission-times", str(times), "--late-per-day", "10", "--due", DUE]
+    result = _export(out, *args, roster_path=plain)
+    assert result.exit_code == 2 and "twice.csv, line 3: student 'ana' is already on line 2" in result.output
+    times.write_text("student,submitted_at\nana,2026-12-01T00:00:00Z\nzed,2026-12-09T00:00:00Z\n")
+    result = _export(out, *args, roster_path=plain)
+    assert result.exit_code == 0 and "submission times for students not on the roster (not used): zed" in result.output

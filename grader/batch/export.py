@@ -103,8 +103,15 @@ def _lms_lateness(request: Request, members: list[roster.Member]) -> dict[str, i
         time_col = roster.column(header, roster.SUBMITTED_HEADERS)
         if student_col is None or time_col is None:
             raise ExportError(f"{request.submission_times.name}, line 1: want the columns student,submitted_at")
+        first_line: dict[str, int] = {}
         for line, row in rows:
             student, moment = roster.cell(row, student_col), roster.cell(row, time_col)
+            if student in first_line:  # which of two times is the student's? The LMS's file says one.
+                raise ExportError(
+                    f"{request.submission_times.name}, line {line}: student {student!r} is already on line "
+                    f"{first_line[student]}: give each student one submission time"
+                )
+            first_line[student] = line
             if moment:
                 times[student] = (moment, f"{request.submission_times.name}, line {line}")
     if not times:
@@ -159,6 +166,7 @@ def prepare(request: Request, *, now: datetime | None = None) -> Prepared:
             f"must hold the ids the batch knows (such as {', '.join(repr(s) for s in sorted(records)[:3])})"
         )
     lms_late = _lms_lateness(request, members)
+    strangers = sorted(set(lms_late) - {m.student for m in members})  # the roster's own times are its members'
     max_score = next(iter(records.values()))["max_score"]
     overrides_path = request.out / overrides.FILE
     try:
@@ -206,6 +214,9 @@ def prepare(request: Request, *, now: datetime | None = None) -> Prepared:
         doc=doc,
     )
     warnings = [f"graded but not on the roster (not exported): {e['student']}" for e in extra]
+    if strangers:
+        named = ", ".join(strangers[:5]) + (f" and {len(strangers) - 5} more" if len(strangers) > 5 else "")
+        warnings.append(f"submission times for students not on the roster (not used): {named}")
     if request.due is not None and not _has_lms_times(request, members):
         warnings.append(
             "the due time is not used: no LMS submission times (a roster submitted_at column or "

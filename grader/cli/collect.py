@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import sys
 from collections import Counter
 from pathlib import Path
@@ -21,6 +22,13 @@ STATUS_WORDS = {
     "empty": "empty",
     "missing": "no lab file",
 }
+
+
+def _finite(seconds: float) -> float:
+    """click's FloatRange lets nan through (every comparison with it is false): git would then have no time."""
+    if not math.isfinite(seconds):
+        raise click.BadParameter(f"{seconds} is not a number of seconds from 1 to 3600", param_hint="'--timeout'")
+    return seconds
 
 
 def _short(sha: str | None) -> str:
@@ -69,6 +77,7 @@ def _final_screen(record: dict, out: Path, lab_name: str | None) -> str:
 @click.option(
     "--timeout",
     type=click.FloatRange(min=1, max=3600),
+    callback=lambda ctx, param, value: _finite(value),
     default=collect.DEFAULT_TIMEOUT,
     show_default=True,
     help="Seconds git may spend on one fork (clone and reads).",
