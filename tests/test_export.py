@@ -286,6 +286,14 @@ def test_collected_late_work_counts_as_the_better_of_on_time_and_penalised_late(
         (None, POLICY, "student,target,points,reason,who\nzed,test_x,1,r,w\n", "line 2: student 'zed' has no graded"),
         (None, POLICY, "student,target,points,reason,who\nana,total,1,r,\n", "line 2: the who is empty"),
         (None, POLICY, "student,points,reason,who\nana,1,r,w\n", "overrides.csv, line 1: the header has no column"),
+        # an unquoted comma shifted the columns: the audit named 'by mail' as who (a helper agent's review)
+        (
+            None,
+            POLICY,
+            "student,target,points,reason,who\nana,total,1,late, by mail,prof\n",
+            "overrides.csv, line 2: 6 ",
+        ),
+        (b"student,name\nana,Ana, Jr\n", [], None, "roster.csv, line 2: 3 values where the header names 2 columns"),
     ],
 )
 def test_bad_input_is_refused_in_one_line_and_nothing_is_written(out, roster_text, args, overrides_text, message):

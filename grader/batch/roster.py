@@ -100,6 +100,12 @@ def read_table(path: Path, wanted: str) -> tuple[list[str], list[tuple[int, list
         raise RosterError(f"{name}, line {reader.line_num}: not a CSV file ({exc})") from None
     if not rows:
         raise RosterError(f"{name} lists no student: want one row per student after the header")
+    for line, row in rows:  # a comma left unquoted in a value shifts every cell after it into the wrong column
+        if any(cell.strip() for cell in row[len(header) :]):
+            raise RosterError(
+                f"{name}, line {line}: {len(row)} values where the header names {len(header)} columns: "
+                'a value that holds a comma must be quoted ("late, by mail")'
+            )
     return header, rows
 
 
