@@ -176,7 +176,11 @@ def test_the_roster_takes_a_spreadsheets_spellings_and_byte_order_mark(tmp_path)
     ("deadline", "message"),
     [
         ("2026-11-20T23:59:00", "has no time zone"),
-        ("2026-11-20", "has no time zone"),
+        ("2026-11-20T23:59", "write e.g. 2026-11-20T23:59:00+01:00, or 2026-11-20T23:59:00Z for UTC"),
+        # a date alone was told to add the zone it had ('2026-11-20ZZ'), or one that was refused again
+        ("2026-11-20", "'2026-11-20' has no time of day: write e.g. 2026-11-20T23:59:00+01:00"),
+        ("2026-11-20Z", "has no time of day"),
+        ("2026-11-20+01:00", "has no time of day"),
         ("next friday", "is not an ISO 8601 time"),
     ],
 )

@@ -63,9 +63,13 @@ def parse_deadline(text: str) -> datetime:
         moment = datetime.fromisoformat(given[:-1] + "+00:00" if given.endswith(("Z", "z")) else given)
     except ValueError:
         raise ValueError(f"{text!r} is not an ISO 8601 time: write e.g. 2026-12-01T23:59:00+01:00") from None
+    if not re.search(r"\d[Tt ]\d", given):  # a date alone: which minute of the day is meant?
+        raise ValueError(f"{text!r} has no time of day: write e.g. {given[:10]}T23:59:00+01:00")
     if moment.tzinfo is None or moment.utcoffset() is None:
+        plain = moment.isoformat()
         raise ValueError(
-            f"{text!r} has no time zone, and the fork's dates have one: write e.g. {given}+01:00, or {given}Z for UTC"
+            f"{text!r} has no time zone, which a moment needs to be compared with commits' and submissions' times: "
+            f"write e.g. {plain}+01:00, or {plain}Z for UTC"
         )
     return moment
 
