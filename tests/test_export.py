@@ -508,3 +508,24 @@ def test_a_student_twice_in_the_file_of_submission_times_is_refused_and_a_strang
     times.write_text("student,submitted_at\nana,2026-12-01T00:00:00Z\nzed,2026-12-09T00:00:00Z\n")
     result = _export(out, *args, roster_path=plain)
     assert result.exit_code == 0 and "submission times for students not on the roster (not used): zed" in result.output
+
+
+def test_a_canvas_export_with_a_column_of_logins_is_read_as_canvas_means_it(tmp_path):
+    """Canvas's own columns (Student, ID, SIS User ID, ...) and a GitHub username added: the username is the
+    student id, Student the name, ID Canvas's user id. Student was taken as the id: collect filed forks
+    under display names and export refused for want of an LMS id (a helper agent's review)."""
+    path = tmp_path / "canvas.csv"
+    path.write_text(
+        "Student,ID,SIS User ID,SIS Login ID,Section,GitHub username,url\n"
+        "Alice A,5551,,,S1,alice,file:///forks/alice\n"
+        "Bob B,5552,,,S1,bob,file:///forks/bob\n"
+    )
+    members = roster.read_class(path)
+    assert [(m.student, m.name, m.lms_id, m.section) for m in members] == [
+        ("alice", "Alice A", "5551", "S1"),
+        ("bob", "Bob B", "5552", "S1"),
+    ]
+    assert [s.student for s in roster.read(path)] == ["alice", "bob"]
+    # Canvas's columns alone: Student is then the only id there is (export refuses it, naming the column)
+    path.write_text("Student,ID,SIS User ID,SIS Login ID,Section\nAlice A,5551,,,S1\n")
+    assert [(m.student, m.lms_id) for m in roster.read_class(path)] == [("Alice A", "5551")]

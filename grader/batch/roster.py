@@ -22,7 +22,9 @@ from pathlib import Path
 
 MAX_ROSTER_BYTES = 16 << 20  # a class of thousands is a few hundred KiB
 # Header spellings, compared without case, spaces, dashes or underscores.
-STUDENT_HEADERS = ("student", "studentid", "id", "login", "username", "githubusername", "github", "user", "sis_id")
+# In order of preference: the names only an id has first, then "student" and "id", which an LMS's export
+# (Canvas's: Student, ID, SIS User ID, ...) uses for the display name and its own user id.
+STUDENT_HEADERS = ("studentid", "githubusername", "github", "login", "username", "user", "student", "id", "sis_id")
 URL_HEADERS = ("url", "giturl", "repo", "repository", "repourl", "repositoryurl", "fork", "forkurl", "cloneurl")
 SCP_LIKE = re.compile(r"^[A-Za-z0-9._-]+@[A-Za-z0-9.-]+:[^/\\].*$")  # git@github.com:alice/labkit.git
 URL_SCHEMES = ("https://", "ssh://", "file://")
@@ -205,6 +207,11 @@ def read_class(path: Path) -> list[Member]:
     )
     if student_col is None:
         raise _no_column(name, header, "a student id", "student,name,lms_id,section")
+    # Canvas's own columns, where the id is another one (a GitHub username): Student is the name, ID its user id.
+    for field, spelling in (("name", "student"), ("lms_id", "id")):
+        index = column(header, (spelling,))
+        if columns[field] is None and index is not None and index != student_col:
+            columns[field] = index
     members: list[Member] = []
     seen: dict[str, int] = {}
     lms_seen: dict[str, int] = {}
