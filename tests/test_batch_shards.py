@@ -19,6 +19,8 @@ import yaml
 from click.testing import CliRunner
 
 from grader import __version__, labs
+from grader.batch.inputs import Entry
+from grader.batch.shards import Shard
 from grader.cli import main
 from grader.kit import manifest
 from grader.labs import KIT_ROOT
@@ -281,3 +283,18 @@ def test_only_a_whole_class_is_exported_not_a_shard_nor_a_partial_merge(split, t
     assert _grader("merge", one, two, "--lab", LAB, "--out", whole)[0] == 0
     status, output = _grader("export", whole, "--format", "csv", "--roster", roster, "--missing-as-zero")
     assert status == 0, output
+
+
+def test_a_students_late_work_is_in_the_shard_of_their_submission():
+    """Shards were counted by entry: bob's late work fell to another shard than bob's submission, so neither
+    shard could choose the better of the two, --only bob regraded half of him, and a shard's summary counted
+    other students than its console (a helper agent's review)."""
+    entries = [Entry(s, "ok", version="on-time") for s in ("alice", "bob", "carol", "dave")]
+    entries += [Entry(s, "ok", version="late") for s in ("bob", "carol")]
+    halves = [Shard(i, 2).select(entries) for i in (1, 2)]
+    assert sorted(e.key for half in halves for e in half) == sorted(e.key for e in entries)
+    for half in halves:
+        students = {e.student for e in half}
+        assert len(students) == 2, students  # balanced by students, whatever their late work
+        assert all(e.student in students for e in entries if e.version == "late" and e.student in students)
+        assert {e.key for e in half} >= {f"{s}~late" for s in students if s in ("bob", "carol")}

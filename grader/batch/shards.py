@@ -11,7 +11,7 @@ does, with ``grader.batch.outputs``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -47,17 +47,23 @@ class Shard:
     def __str__(self) -> str:
         return f"{self.index}/{self.count}"
 
-    def holds(self, position: int) -> bool:
-        """Whether the student at ``position`` (0-based, in id order) is this shard's."""
-        return position % self.count == self.index - 1
+    def students(self, students: Iterable[str]) -> set[str]:
+        """This shard's deterministic 1/N of ``students``: every N-th in id order, so shards are balanced."""
+        return {s for s, index in shard_indices(students, self.count).items() if index == self.index}
 
     def select(self, entries: list[Entry]) -> list[Entry]:
-        """A deterministic 1/N of the students: every N-th in id order, so shards are balanced."""
-        ordered = sorted(entries, key=lambda e: (e.student, e.key))  # a student's late work after their submission
-        return [e for position, e in enumerate(ordered) if self.holds(position)]
+        """This shard's students' entries, each student's late work with them (counted by entry, the late
+        work of one shard's student fell to the next shard, away from the submission it competes with)."""
+        mine = self.students(e.student for e in entries)
+        return sorted((e for e in entries if e.student in mine), key=lambda e: (e.student, e.key))
 
 
 WHOLE = Shard(1, 1)
+
+
+def shard_indices(students: Iterable[str], count: int) -> dict[str, int]:
+    """The shard (1 to ``count``) of each student, their late work with them: every N-th in id order."""
+    return {student: position % count + 1 for position, student in enumerate(sorted(set(students)))}
 
 
 def roster_of(entries: list[Entry]) -> list[dict]:
@@ -246,8 +252,9 @@ def plan(folders: list[Folder], lab_id: str, kit: dict, *, partial: bool = False
     roster = folders[0].about["roster"]
     merged = Plan(about={**folders[0].about, "shard": {"index": 1, "count": 1}})
     unfinished: dict[int, int] = {}  # shard index: its students without a current record
-    for position, student in enumerate(roster):
-        shard = Shard(position % count + 1, count)
+    owners = shard_indices((s["student"] for s in roster), count)
+    for student in roster:
+        shard = Shard(owners[student["student"]], count)
         folder = by_index.get(shard.index)
         record = folder.records.get(student["key"]) if folder else None
         if folder is None:
@@ -260,7 +267,7 @@ def plan(folders: list[Folder], lab_id: str, kit: dict, *, partial: bool = False
             merged.rows.append(Row(student, folder, None, SHARD_UNFINISHED, reason))
     if unfinished and not partial:
         index, lost = min(unfinished.items())
-        held = sum(1 for position in range(len(roster)) if Shard(index, count).holds(position))
+        held = sum(1 for student in roster if owners[student["student"]] == index)
         raise ShardError(
             f"shard {Shard(index, count)} in {by_index[index].path} is unfinished: {lost} of its {held} students "
             f"{'has' if lost == 1 else 'have'} no record; finish it with grader batch --resume, or merge with --partial"
@@ -311,8 +318,8 @@ def regrade(about: dict, entries: list[Entry], students: Sequence[str], kit: dic
                 f"shard {shard} of a split: the inputs changed for {', '.join(map(repr, changed[:5]))}, which the "
                 "other shards' rosters would not agree with; merge the shards, then regrade in the merged folder"
             )
-    held = {s["key"] for position, s in enumerate(new_roster) if shard.holds(position)}
-    mine = [e for e in entries if e.student in chosen and e.key in held]
+    held = shard.students(s["student"] for s in new_roster)
+    mine = [e for e in entries if e.student in chosen and e.student in held]
     elsewhere = sorted(chosen - {e.student for e in mine})
     if elsewhere:
         raise RegradeError(
