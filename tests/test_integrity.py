@@ -190,6 +190,8 @@ def test_export_refuses_a_folder_that_is_not_empty(tmp_path):
 def test_edits_fail_loudly_when_the_text_they_expect_is_gone():
     with pytest.raises(edition.EditionError, match="pyproject.toml"):
         edition.student_pyproject('include = ["labs*", "grader*"]\n')
+    with pytest.raises(edition.EditionError, match=".ci/run"):
+        edition.student_ci_run("make test\n")
 
 
 # The student edition, end to end: export, install in a fresh virtual environment, run the
@@ -312,6 +314,10 @@ def test_the_edition_makefile_and_readme_name_nothing_the_edition_lacks(student_
     makefile, readme = (root / "Makefile").read_text(), (root / "README.md").read_text()
     targets = {t for line in re.findall(r"^([a-z][\w -]*):", makefile, flags=re.MULTILINE) for t in line.split()}
     assert targets == {"help", "venv", "sandbox", "lab", "test", "grade"}  # venv and sandbox: the others' first steps
+    # and every make command the edition's own CI files run is one of them (its .ci/run ran make lint: a review)
+    for ci_file in [root / ".ci" / "run", *(root / ".github").rglob("*.yml")]:
+        for target in re.findall(r"^\s*(?:run:\s*)?make ([a-z][\w-]*)", ci_file.read_text(), flags=re.MULTILINE):
+            assert target in targets, f"{ci_file.relative_to(root)} runs make {target}, which the edition lacks"
     for gone in ("ruff", "pytest -n", "dev-venv", "instructor only", "IMPL=mine|ref", "IMPL=ref"):
         assert gone not in makefile, gone
     for gone in ("make bench", "python -m bench", "make setup", "make batch", "make starters", "tests/", ".ci/run"):

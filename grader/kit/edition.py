@@ -126,7 +126,17 @@ def student_readme(text: str) -> str:
     return _checked_sub(text, r"\A(# .*\n\n(?:.+\n)+)\n", rf"\1\n{EDITION_NOTE}\n", "README.md")
 
 
-REWRITES = {"pyproject.toml": student_pyproject, "Makefile": student_makefile, "README.md": student_readme}
+def student_ci_run(text: str) -> str:
+    """The CI entry point without the code's form (ruff and `make lint` are the instructor's)."""
+    return _checked_sub(text, r"^# Then the code's form.*\nmake lint\n", "", ".ci/run")
+
+
+REWRITES = {
+    "pyproject.toml": student_pyproject,
+    "Makefile": student_makefile,
+    "README.md": student_readme,
+    ".ci/run": student_ci_run,
+}
 # A lab.toml's [hidden] table, with the comment lines just above it, up to the next table or the end.
 HIDDEN_TABLE = rf"(?:^#.*\n)*^\[{HIDDEN}\]\n(?:(?!\[).*\n?)*"
 
