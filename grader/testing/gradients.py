@@ -62,9 +62,10 @@ def raised_through(exc: BaseException) -> tuple[str, ...]:
 
 
 @contextmanager
-def explained_errors(f, inputs):
+def explained_errors(f, inputs, error_hint: str = ""):
     """Give an exception the code under test raises while running ``f`` a hint from where it was
-    raised (the verdict shows it in place of the test's own); a failed check passes untouched."""
+    raised (the verdict shows it in place of the test's own), or ``error_hint`` when the kit has no
+    diagnosis for it; a failed check passes untouched."""
     try:
         yield
     except (LabCheckFailure, verdicts.SubmissionError, verdicts.WorkerFailure):
@@ -73,6 +74,7 @@ def explained_errors(f, inputs):
         if not getattr(exc, "labkit_hint", ""):
             name = getattr(exc, "labkit_type", None) or type(exc).__name__
             text = diagnosis.explain_error(name, str(exc), raised_through(exc), diagnosis.plain_operands(f, inputs))
+            text = text or error_hint
             if text:
                 with suppress(Exception):  # an exception that refuses attributes keeps the test's hint
                     exc.labkit_hint = text
@@ -219,15 +221,18 @@ def check_tensor_gradients(
     return checked
 
 
-def check_scalar_gradients(Value, f, inputs, what: str, *, hint: str = "", also=(), explain=True) -> list[float]:
+def check_scalar_gradients(
+    Value, f, inputs, what: str, *, hint: str = "", also=(), explain=True, error_hint: str = ""
+) -> list[float]:
     """Check ``f``'s forward value and every input's gradient for the scalar engine; return the
-    gradients it computed (``also``, ``explain``: as for check_tensor_gradients)."""
+    gradients it computed (``also``, ``explain``: as for check_tensor_gradients; ``error_hint``: the
+    hint of an exception the kit has no diagnosis for, where the case knows the likely cause)."""
     values = [float(x) for x in inputs]
     at_once = _gradients_if_every_check_passes(Value, [(f, values, None)], scalar=True)
     if at_once is not None:  # as in check_tensor_gradients
         return at_once[0]
     expected_out, expected_gradient = _scalar_oracle(f, values)
-    with explained_errors(f, values) if explain else nullcontext():
+    with explained_errors(f, values, error_hint) if explain else nullcontext():
         leaves = [Value(v) for v in values]
         out = f(*leaves)
         _check_result(out, f, values, what)

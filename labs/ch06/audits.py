@@ -42,6 +42,11 @@ def audit_xor(
             fail(TAMPERED)
     if not steps:
         return
+    broken = ~(np.isfinite(values).all(axis=1) & np.isfinite(grads).all(axis=1))
+    if broken.any():  # an honest engine's failure, which no replay could match (nan equals nothing)
+        step = int(np.argmax(broken))
+        when = "at the first step" if step == 0 else f"after {step} updates"
+        fail(f"XOR training, {when}: your Tensor's gradients are not all finite numbers (nan or inf)", NOT_FINITE)
     start = np.concatenate([value.reshape(-1) for value in loops.initial_parameters(hidden, seed)])
     if not np.array_equal(values[0], start):
         fail("the XOR training loop's record does not start from the network's initial weights", AUDIT_HINT)
@@ -54,6 +59,11 @@ def audit_xor(
 
 
 AUDIT_HINT = "the loop's record is checked by replaying steps through your Tensor: run it unchanged"
+NOT_FINITE = (
+    "a backward rule divided by zero, or grew past what a float holds, where the network's values met it "
+    "(x**k's rule written as k * out.data / x, at x = 0, say): check the rules of **, tanh, sigmoid and mean "
+    "at 0 and far from it"
+)
 
 
 def _split(flat: np.ndarray, shapes) -> list[np.ndarray]:

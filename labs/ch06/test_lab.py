@@ -110,13 +110,14 @@ def worked_example(a, b, c):
     return s**2, u, s
 
 
+POW_AT_ZERO = "d(x**k)/dx = k * x**(k - 1), which is 0 at x = 0: written as k * out.data / x, it divides by zero there"
 UNARY_CASES = {
     "exp": (lambda x: x.exp(), 0.7),
     "log": (lambda x: x.log(), 1.3),
     "tanh": (lambda x: x.tanh(), -0.4),
     "relu_positive": (lambda x: x.relu(), 0.5),  # below 1: a threshold at 1 instead of 0 shows
     "relu_negative": (lambda x: x.relu(), -0.8),
-    "pow_3": (lambda x: x**3, 1.7),
+    "pow_3": (lambda x: x**3, (1.7, 0.0)),  # at 0 too: a rule written as k * out.data / x divides by zero
     "pow_negative": (lambda x: x**-1, 0.6),
     "pow_half": (lambda x: x**0.5, 2.0),
     "neg": (lambda x: -x, 1.2),
@@ -127,8 +128,10 @@ UNARY_CASES = {
 @pytest.mark.parametrize("case", list(UNARY_CASES))
 @graded(task="value", points=0.5, hint="each function's backward rule is its derivative times out.grad")
 def test_value_unary_functions(case):
-    f, at = UNARY_CASES[case]
-    check_scalar_gradients(lab.Value, f, [at], f"Value {case}")
+    f, points = UNARY_CASES[case]
+    for at in points if isinstance(points, tuple) else (points,):
+        hint = POW_AT_ZERO if at == 0 else ""
+        check_scalar_gradients(lab.Value, f, [at], f"Value {case} at {at:g}", hint=hint, error_hint=hint)
 
 
 REFLECTED = (
@@ -196,6 +199,14 @@ REUSE_CASES = {
 }
 
 
+DIAMONDS = [  # f of u = 3a, and df/da at a = 2
+    ("u*u + u", lambda u: u * u + u, 39.0),
+    ("u + u*u", lambda u: u + u * u, 39.0),
+    ("u*2 + u*u", lambda u: u * 2.0 + u * u, 42.0),
+    ("u*u + u*2", lambda u: u * u + u * 2.0, 42.0),
+]
+
+
 @graded(
     task="value",
     points=2,
@@ -204,8 +215,10 @@ REUSE_CASES = {
 def test_value_diamond_needs_topological_order():
     # u = 3a feeds both the multiply and the addition of f = u*u + u: du = 2u + 1 = 13, da = 39.
     # Both operand orders: a breadth-first walk from f happens to work for one of them only.
+    # And u used twice by one operation and once by another (f = 2u + u*u: du = 2 + 2u = 14, da = 42): a
+    # sort that counts u's users once and counts down once per use releases u early, in one order or the other.
     seen = []  # the first order's result, evidence for the diagnosis of the second
-    for name, build in (("u*u + u", lambda u: u * u + u), ("u + u*u", lambda u: u + u * u)):
+    for name, build, expected in DIAMONDS:
         a = lab.Value(2.0)
         u = a * 3.0
         f = build(u)
@@ -214,12 +227,13 @@ def test_value_diamond_needs_topological_order():
         computation = lambda a, build=build: build(a * 3.0)  # noqa: E731
         expect_scalar_gradients(
             got,
-            39.0,
+            expected,
             f"f = {name} with u = 3a at a = 2: df/da",
             computation,
             [2.0],
             output=f,
-            hint="u's step must run once, after the multiply and the addition have both added into u.grad",
+            hint="u's step must run once, after every operation using u has added into u.grad "
+            "(reverse topological order)",
             also=seen,
             atol=0,
             rtol=0,
@@ -573,17 +587,18 @@ def test_backward_accumulates_on_leaves_only():
 )
 def test_backward_diamond_needs_topological_order():
     # u = 3a feeds both the multiply and the addition; a breadth-first walk from the output
-    # happens to work for one operand order only, so both are checked.
+    # happens to work for one operand order only, so both are checked (and u used twice by one
+    # operation, as the Value test says).
     data = normal(2, 2)
     seen = []  # the first order's result, evidence for the diagnosis of the second
-    for name, build in (("u*u + u", lambda u: u * u + u), ("u + u*u", lambda u: u + u * u)):
+    for name, build, _ in DIAMONDS:
         computation = lambda a, build=build: build(a * 3.0).sum()  # noqa: E731
         grads = check_tensor_gradients(
             lab.Tensor,
             computation,
             [data],
             f"diamond f = ({name}).sum() with u = 3a",
-            hint="u must run once, after both the multiply and the addition have added (+=) into u.grad: "
+            hint="u must run once, after every operation using u has added (+=) into u.grad: "
             "reverse topological order (a breadth-first walk from the output is not one)",
             also=seen,
         )
@@ -694,16 +709,12 @@ def test_gradcheck_rejects_a_noop_backward_rule():
 
 @graded(task="gradcheck", points=1, hint="gradcheck needs f to return a single-element Tensor")
 def test_gradcheck_rejects_a_multi_element_output():
-    returned = []  # f's results: the ValueError must come from looking at one, not from anything before it
-
-    def f(a):
-        returned.append(a * 2.0)
-        return returned[-1]
-
+    x = normal(2, 2)
+    # f's own work first, outside gradcheck: a ValueError of the engine (a Tensor that cannot be made, a
+    # product it refuses) is then this test's failure, never taken for gradcheck's refusal of f's output.
+    as_array((lab.Tensor(given(x)) * 2.0).data, "(Tensor(x) * 2.0).data")
     with raises(ValueError, "gradcheck on a function returning a (2, 2) tensor"):
-        lab.gradcheck(f, [normal(2, 2)])
-    if not returned:
-        fail("gradcheck raised ValueError before f returned its (2, 2) tensor: it must call f, then refuse its output")
+        lab.gradcheck(lambda a: a * 2.0, [x])
 
 
 @graded(task="gradcheck", points=1, hint="gradcheck must not change the caller's arrays: it works on private copies")

@@ -152,7 +152,8 @@ def rule_alone(Value, op: str, x: float) -> tuple[str, str] | None:
 
 
 def shared_node(got: float, expected: float) -> str:
-    """Why dy/dx of u * exp(u), u = 2x, came out as ``got`` once exp and * are right on their own."""
+    """Why dy/dx of a graph using an intermediate node u twice (u * exp(u), u = 2x; 2u + u*u, u = 3x) came out
+    as ``got`` once each operation is right on its own."""
     if near(got, 2 * expected, rel=1e-6):
         return (
             "u's rule ran twice, once per path from y: each node must run its rule exactly once; "

@@ -103,6 +103,16 @@ def shared_node(x):
     return u * u.exp()
 
 
+def used_by_two_operations(x):
+    u = x * 3.0  # twice by one multiply, once by another: a sort that counts u's users once but counts
+    return u * 2.0 + u * u  # down once per use runs u's rule before u * 2 has added into u.grad
+
+
+def used_by_two_operations_swapped(x):
+    u = x * 3.0  # the same, with the operands of + swapped: the other order of such a sort's stack
+    return u * u + u * 2.0
+
+
 # x reaches the output along two paths; the rule that runs second must add to what the first left.
 # The operation named with each case is the one whose rule runs second.
 REPEATED = {
@@ -112,6 +122,8 @@ REPEATED = {
     "log(x) * x": (lambda x: x.log() * x, "log"),
     "tanh(x) * x": (lambda x: x.tanh() * x, "tanh"),
     "u * exp(u) with u = 2x": (shared_node, None),
+    "u * 2 + u * u with u = 3x": (used_by_two_operations, None),
+    "u * u + u * 2 with u = 3x": (used_by_two_operations_swapped, None),
 }
 
 
@@ -179,6 +191,7 @@ def test_engine_neuron_matches_finite_differences_to_six_places():
 
 
 UPSTREAM = "times the gradient arriving from above"
+POW_AT_ZERO = "x**k's local derivative k * x**(k - 1) is 0 at x = 0: written as k * out.data / x, it divides by zero"
 
 # Each operation sits under a factor 3 or another operation, so its rule must use out.grad.
 SCALAR_CASES = {
@@ -186,6 +199,7 @@ SCALAR_CASES = {
     "log": (lambda x: x.log() * 3.0, [1.3], f"log's local derivative is 1/x, x being the input, {UPSTREAM}"),
     "tanh": (lambda x: x.tanh() * 3.0, [-0.4], f"tanh's local derivative is 1 - t*t with t = tanh(x), {UPSTREAM}"),
     "pow": (lambda x: x**3 + x**-1, [1.7], "x**k has the local derivative k * x**(k - 1)"),
+    # (x**-1 has no value at 0: the case's second point is x**3 alone, below)
     "neg_sub": (lambda a, b: -a - b, [1.5, -0.7], "-a is a * -1 and a - b is a + (-b): both stay in the graph"),
     "div": (lambda a, b: a / b, [1.5, -0.7], "a / b is a * b**-1, so d(a/b)/db = -a / b**2"),
     "numbers_on_the_left": (
@@ -220,6 +234,15 @@ def test_engine_operations(case):
         hint=diagnoses.forward_value(lab.Value, f, inputs, got) or FORWARD_HINT,
     )
     check_scalar_gradients(lab.Value, f, inputs, f"Value {case}", hint=hint)
+    if case == "pow":  # at 0, where k * x**(k - 1) is 0 and a rule written as k * out.data / x divides by zero
+        check_scalar_gradients(
+            lab.Value,
+            lambda x: x**3,
+            [0.0],
+            "Value x**3 at 0",
+            hint=POW_AT_ZERO,
+            error_hint=POW_AT_ZERO,
+        )
 
 
 @pytest.mark.parametrize("at", [0.5, -2.0, 0.0], ids=["x=0.5", "x=-2", "x=0"])

@@ -1580,6 +1580,7 @@ MUTANTS = [
             "test_backward_without_seed_needs_a_single_element",
             "test_broadcast_gradients_have_operand_shapes",
             "test_exercise_f_composed_softmax_and_cross_entropy",
+            "test_gradcheck_rejects_a_multi_element_output",
             "test_matmul_broadcasts_leading_axes",
             "test_tensor_gradcheck[add_bias_broadcast]",
             "test_tensor_gradcheck[batched_matmul_shared_weight]",
@@ -1718,7 +1719,8 @@ MUTANTS = [
         kind="missing_return",
         bug="Tensor.sum builds its result but does not return it",
         within="Tensor.sum",
-        old="        out._backward = backward\n        return out",
+        old="""        out._backward = backward
+        return out""",
         new="        out._backward = backward",
         caught_by={
             "test_backward_accumulates_on_leaves_only",
@@ -1762,5 +1764,139 @@ MUTANTS = [
             "test_tensor_used_twice_gets_all_contributions[x.exp() * x.tanh() + x.log()]",
             "test_tensor_used_twice_gets_all_contributions[x.relu() * x ** 2]",
         },
+    ),
+    Mutant(
+        name="value_backward_kahn_counts_users_once",
+        kind="order",
+        bug="Value.backward sorts with Kahn's algorithm, counting each node's users once but counting down once "
+        "per use, so u in u*u is released before its other users have run",
+        within="Value.backward",
+        old="""        order, seen = [], set()
+
+        def visit(v):  # depth-first: a node is appended after all of its parents
+            if id(v) not in seen:
+                seen.add(id(v))
+                for p in v._parents:
+                    visit(p)
+                order.append(v)
+
+        visit(self)
+        for v in order:
+            if v._parents:  # intermediate results are recomputed from scratch on each call
+                v.grad = 0.0
+        self.grad += 1.0
+        for v in reversed(order):  # consumers before their inputs
+            v._backward()
+""",
+        new="""        order, seen, stack, users = [], set(), [self], {}
+        while stack:  # every node once, and how many nodes use it (each user counted once)
+            v = stack.pop()
+            if id(v) in seen:
+                continue
+            seen.add(id(v))
+            order.append(v)
+            for p in {id(p): p for p in v._parents}.values():
+                users[id(p)] = users.get(id(p), 0) + 1
+                stack.append(p)
+        for v in order:
+            if v._parents:
+                v.grad = 0.0
+        self.grad += 1.0
+        ready = [self]
+        while ready:  # Kahn's algorithm: a node runs once every node using it has run
+            v = ready.pop()
+            v._backward()
+            for p in v._parents:  # once per use: u*u counts u twice, where it was counted once
+                users[id(p)] -= 1
+                if users[id(p)] == 0:
+                    ready.append(p)
+""",
+        caught_by={
+            "test_value_diamond_needs_topological_order",
+        },
+    ),
+    Mutant(
+        name="tensor_backward_kahn_counts_users_once",
+        kind="order",
+        bug="Tensor.backward sorts with Kahn's algorithm, counting each node's users once but counting down once "
+        "per use, so u in u*u is released before its other users have run",
+        within="Tensor.backward",
+        old="""        order, seen, stack = [], set(), [(self, False)]
+        while stack:
+            node, expanded = stack.pop()
+            if expanded:
+                order.append(node)
+                continue
+            if node in seen:
+                continue
+            seen.add(node)
+            stack.append((node, True))
+            for p in node._parents:  # a plain loop: a generator per node would cost more than the search
+                if p not in seen:
+                    stack.append((p, False))
+        for node in order:
+            if node._parents:  # intermediate results are recomputed from scratch on each call (_receive)
+                node.grad = None
+        self._receive(grad.copy())  # a copy: a gradient never shares the caller's array
+        for node in reversed(order):  # consumers before their inputs
+            if node._parents:
+                if node.grad is None:  # no consumer ran yet: only when the order is wrong, as zeros would
+                    node.grad = np.zeros(node.data.shape)
+                node._backward(node.grad)  # out.grad, handed to the rule (see __add__)
+""",
+        new="""        order, seen, stack, users = [], set(), [self], {}
+        while stack:  # every node once, and how many nodes use it (each user counted once)
+            node = stack.pop()
+            if node in seen:
+                continue
+            seen.add(node)
+            order.append(node)
+            for p in set(node._parents):
+                users[p] = users.get(p, 0) + 1
+                stack.append(p)
+        for node in order:
+            if node._parents:
+                node.grad = None
+        self._receive(grad.copy())
+        ready = [self]
+        while ready:  # Kahn's algorithm: a node runs once every node using it has run
+            node = ready.pop()
+            if node._parents:
+                if node.grad is None:
+                    node.grad = np.zeros(node.data.shape)
+                node._backward(node.grad)
+            for p in node._parents:  # once per use: u*u counts u twice, where it was counted once
+                users[p] -= 1
+                if users[p] == 0:
+                    ready.append(p)
+""",
+        caught_by={
+            "test_backward_diamond_needs_topological_order",
+        },
+    ),
+    Mutant(
+        name="value_pow_rule_divides_by_x",
+        kind="derivative",
+        bug="Value.__pow__'s rule is written with the output, k * out.data / x, which divides by zero at x = 0",
+        within="Value.__pow__",
+        old="self.grad += k * self.data ** (k - 1) * out.grad",
+        new="self.grad += k * out.data / self.data * out.grad",
+        caught_by={
+            "test_value_unary_functions[pow_3]",
+        },
+        named=False,  # the hint says where the rule divides by zero, not which derivative is wrong
+    ),
+    Mutant(
+        name="tensor_pow_rule_divides_by_x",
+        kind="derivative",
+        bug="Tensor.__pow__'s rule is written with the output, k * out.data / x, which divides by zero at x = 0",
+        within="Tensor.__pow__",
+        old="self._receive(k * self.data ** (k - 1) * grad)",
+        new="self._receive(k * out.data / self.data * grad)",
+        caught_by={
+            "test_xor_training_reproduces_the_chapter",
+            "test_xor_without_zeroing_overshoots",
+        },
+        named=False,  # the hint says where the rule divides by zero, not which derivative is wrong
     ),
 ]

@@ -51,7 +51,8 @@ MUTANTS = [
         bug="Value.__add__ uses other.data without wrapping a plain number in a Value",
         kind="numbers",
         within="Value.__add__",
-        old="        other = other if isinstance(other, Value) else Value(other)\n",
+        old="""        other = other if isinstance(other, Value) else Value(other)
+""",
         new="",
         caught_by={
             "test_engine_adds_the_contributions_of_a_repeated_number",
@@ -1028,7 +1029,8 @@ MUTANTS = [
         bug="fit_line's loss is the sum of squared errors, not their mean",
         kind="factor",
         within="fit_line",
-        old="        loss = loss * (1.0 / len(xs))\n",
+        old="""        loss = loss * (1.0 / len(xs))
+""",
         new="",
         caught_by={
             "test_fit_line_on_noisy_points_reaches_the_least_squares_line",
@@ -1382,5 +1384,67 @@ MUTANTS = [
             "test_max_stable_lr",
             "test_the_ceiling_separates_convergence_from_divergence",
         },
+    ),
+    Mutant(
+        name="value_backward_kahn_counts_users_once",
+        kind="order",
+        bug="Value.backward sorts with Kahn's algorithm, counting each node's users once but counting down once "
+        "per use, so u in u*u is released before its other users have run",
+        within="Value.backward",
+        old="""        order, seen = [], set()
+
+        def build(v):  # a topological order: every node after the nodes it was built from
+            if id(v) not in seen:
+                seen.add(id(v))
+                for p in v._parents:
+                    build(p)
+                order.append(v)
+
+        build(self)
+        for v in order:
+            if v._parents:  # intermediate nodes start from zero on every pass
+                v.grad = 0.0
+        self.grad += 1.0  # d(output)/d(output) = 1
+        for v in reversed(order):  # walk backwards from the output
+            v._backward()
+""",
+        new="""        order, seen, stack, users = [], set(), [self], {}
+        while stack:  # every node once, and how many nodes use it (each user counted once)
+            v = stack.pop()
+            if id(v) in seen:
+                continue
+            seen.add(id(v))
+            order.append(v)
+            for p in {id(p): p for p in v._parents}.values():
+                users[id(p)] = users.get(id(p), 0) + 1
+                stack.append(p)
+        for v in order:
+            if v._parents:
+                v.grad = 0.0
+        self.grad += 1.0
+        ready = [self]
+        while ready:  # Kahn's algorithm: a node runs once every node using it has run
+            v = ready.pop()
+            v._backward()
+            for p in v._parents:  # once per use: u*u counts u twice, where it was counted once
+                users[id(p)] -= 1
+                if users[id(p)] == 0:
+                    ready.append(p)
+""",
+        caught_by={
+            "test_engine_adds_the_contributions_of_a_repeated_number",
+        },
+    ),
+    Mutant(
+        name="value_pow_rule_divides_by_x",
+        kind="derivative",
+        bug="Value.__pow__'s rule is written with the output, k * out.data / x, which divides by zero at x = 0",
+        within="Value.__pow__",
+        old="self.grad += k * self.data ** (k - 1) * out.grad",
+        new="self.grad += k * out.data / self.data * out.grad",
+        caught_by={
+            "test_engine_operations[pow]",
+        },
+        named=False,  # the hint says where the rule divides by zero, not which derivative is wrong
     ),
 ]
