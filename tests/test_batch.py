@@ -8,6 +8,7 @@ and shard/merge, which grade again.
 """
 
 import csv
+import fcntl
 import hashlib
 import io
 import json
@@ -371,3 +372,22 @@ def test_a_resume_whose_inputs_lack_graded_students_is_refused_unless_told_to_fo
     status, output = _batch(str(first), "--lab", LAB, "--out", str(out), "--resume", "--forget-missing")
     assert status == 0, output
     assert set(_rows(out)) == {"alice"} and not (out / "records" / "kate.json").exists()
+
+
+def test_a_folder_another_command_is_writing_is_refused(graded_class, tmp_path):
+    """Two resumes of one folder at once graded the same students twice and both wrote the class files (a
+    helper agent's review): the second command is refused while the first holds the folder."""
+    root, out, _ = graded_class
+    fd = os.open(out, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # as a running grader batch holds it
+        status, output = _batch(str(root), "--lab", LAB, "--out", str(out), "--resume")
+        assert status == 2 and "is being written by another grader command" in output, output
+        roster = tmp_path / "roster.csv"
+        roster.write_text("student\nalice\n")
+        result = CliRunner().invoke(main, ["export", str(out), "--format", "csv", "--roster", str(roster)])
+        assert result.exit_code == 2 and "is being written by another grader command" in result.output
+    finally:
+        os.close(fd)
+    status, output = _batch(str(root), "--lab", LAB, "--out", str(out), "--resume")
+    assert status == 0, output

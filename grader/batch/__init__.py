@@ -10,6 +10,7 @@ combines the folders of every shard into one, or refuses (shards.plan).
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -64,8 +65,9 @@ def run_batch(
     OutputError names them)."""
     jobs = jobs or os.cpu_count() or 1
     out = Outputs(out_dir, lab.id, _max_score(lab), lab.tests_sha256(), limits.in_force(lab.limits))
-    with scratch.temporary("batch") as unpacked:
+    with contextlib.ExitStack() as held, scratch.temporary("batch") as unpacked:
         entries = discover(inputs, lab.id, unpacked)
+        held.enter_context(outputs.writing(out_dir))  # once the inputs are read: a bad one leaves no folder
         if only:
             about, entries = shards.regrade(outputs.read_folder(out_dir)[0], entries, only, out.kit, out.limits)
             held = shards.shard_of(about) or shards.WHOLE
@@ -92,13 +94,13 @@ def run_batch(
             else:
                 to_grade.append(entry)
         grade_entries(lab, to_grade, out, jobs=min(jobs, max(len(to_grade), 1)), on_done=on_done)
-    coverage = shards.coverage(shard.count, [shard.index])
-    merged = about.get("merged", {})
-    if merged.get("partial"):  # a regrade in a partial merge: still not the whole class
-        coverage = shards.coverage(merged["count"], merged["present"])
-    summary = out.write_class_files(
-        lab.title, coverage, hidden_feedback=hidden_feedback, similarity_threshold=similarity_threshold, jobs=jobs
-    )
+        coverage = shards.coverage(shard.count, [shard.index])
+        merged = about.get("merged", {})
+        if merged.get("partial"):  # a regrade in a partial merge: still not the whole class
+            coverage = shards.coverage(merged["count"], merged["present"])
+        summary = out.write_class_files(
+            lab.title, coverage, hidden_feedback=hidden_feedback, similarity_threshold=similarity_threshold, jobs=jobs
+        )
     return BatchResult(len({e.student for e in entries}), len(to_grade), skipped, summary)
 
 
@@ -122,6 +124,13 @@ def merge(
         outputs.graded_reports(folder.path, folder.records)
     plan = shards.plan(found, lab.id, outputs.kit_identity(lab.tests_sha256()), partial=partial)
     out = Outputs(out_dir, lab.id, _max_score(lab), lab.tests_sha256())
+    with outputs.writing(out_dir):
+        return _write_merge(lab, out, plan, hidden_feedback, similarity_threshold)
+
+
+def _write_merge(
+    lab: Lab, out: Outputs, plan: shards.Plan, hidden_feedback: str, similarity_threshold: float | None
+) -> dict:
     out.open(resume=False, about=plan.about)
     for row in plan.rows:
         key = row.student["key"]

@@ -23,7 +23,11 @@ killed at any instant leaves a folder that ``--resume`` or ``grader merge`` can 
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
+import os
+from collections.abc import Iterator
 from pathlib import Path
 
 from grader import __version__, atomic, intake, labs
@@ -37,6 +41,29 @@ RECORD_SCHEMA = "labkit.batch-record/1"
 
 class OutputError(Exception):
     """The output folder cannot be used as asked (another lab's batch, or not a batch at all)."""
+
+
+@contextlib.contextmanager
+def writing(folder: Path) -> Iterator[None]:
+    """Hold ``folder`` (made if missing) for one command that writes it: another grader batch, merge or export
+    on the same folder meanwhile is refused (two resumes graded the same students and both wrote the class
+    files: a review). The kernel's lock on the folder goes with the process, however it ends."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError as exc:
+        raise OutputError(f"cannot use {folder}: {exc.strerror or exc}") from None
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise OutputError(
+                f"{folder} is being written by another grader command (a batch, merge or export): wait for it to "
+                "finish, or choose another folder"
+            ) from None
+        yield
+    finally:
+        os.close(fd)
 
 
 def kit_identity(tests_sha256: str) -> dict:

@@ -104,14 +104,17 @@ def export_command(
     for warning in prepared.warnings:
         click.echo(for_terminal(f"warning: {warning}"), err=True)
     try:
-        export.write(prepared)
+        with outputs.writing(out_dir):  # not while a batch or another export writes the folder
+            export.write(prepared)
+            try:  # the class report's final grades section shows what this export changed
+                report = outputs.write_report(out_dir)
+            except outputs.OutputError as exc:
+                report = None
+                click.echo(for_terminal(f"warning: the class report was not written again: {exc}"), err=True)
+    except outputs.OutputError as exc:
+        raise UsageProblem(str(exc)) from None
     except OSError as exc:
         raise UsageProblem(f"cannot write the export: {exc.strerror or exc}") from None
-    try:  # the class report's final grades section shows what this export changed
-        report = outputs.write_report(out_dir)
-    except outputs.OutputError as exc:
-        report = None
-        click.echo(for_terminal(f"warning: the class report was not written again: {exc}"), err=True)
     entries = prepared.doc["students"]
     missing = sum(e["status"] == "missing" for e in entries)
     adjusted = len(prepared.audit["adjusted"])
