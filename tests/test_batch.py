@@ -366,7 +366,7 @@ def test_a_resume_whose_inputs_lack_graded_students_is_refused_unless_told_to_fo
     assert status == 0, output
     before = {p.name: p.read_bytes() for p in out.rglob("*") if p.is_file()}
     status, output = _batch(str(first), "--lab", LAB, "--out", str(out), "--resume")
-    assert status == 2 and "holds 1 graded student these inputs do not: kate" in output, output
+    assert status == 2 and "holds the records of 1 student these inputs do not: kate" in output, output
     assert "--forget-missing" in output
     assert {p.name: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before  # nothing changed
     status, output = _batch(str(first), "--lab", LAB, "--out", str(out), "--resume", "--forget-missing")

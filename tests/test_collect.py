@@ -703,3 +703,20 @@ def test_a_timeout_that_is_not_a_number_of_seconds_is_refused(tmp_path):
         status, output = _grader("collect", roster, "--deadline", DEADLINE, "--out", tmp_path / "out", "--timeout", bad)
         assert status == 2 and "--timeout" in output, output
     assert not (tmp_path / "out").exists()
+
+
+def test_a_message_about_a_forks_file_names_it_as_the_fork_holds_it(tmp_path):
+    """A fork's file that is not UTF-8 was reported as files-<time>/on-time/<id>/labs/.../starter.py, the
+    collection's own folder, in the student's feedback (a helper agent's review)."""
+    fork = Fork(tmp_path, "omar")
+    fork.commit(-60, {STARTER: b"x = '\xe9'\n"})
+    roster = _roster(tmp_path / "roster.csv", [("omar", fork.url)])
+    collection, grades = tmp_path / "collection", tmp_path / "grades"
+    status, output = _grader("collect", roster, "--deadline", DEADLINE, "--out", collection, "--lab", LAB)
+    assert status == 0, output
+    status, output = _grader("batch", collection, "--lab", LAB, "--out", grades, "--similarity-threshold", "off")
+    assert status == 0, output
+    record = json.loads((grades / "records" / "omar.json").read_text())
+    assert record["status"] == "invalid" and record["reason"].startswith(f"{STARTER} is not UTF-8"), record
+    said = (grades / "feedback" / "omar.md").read_text()
+    assert "files-" not in said and "as committed to your fork" in said

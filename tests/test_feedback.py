@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from grader import labs
-from grader.batch import feedback
+from grader.batch import feedback, lms
 from grader.cli import main
 from grader.report.page import CONTENT_SECURITY_POLICY
 from grader.report.text import markdown
@@ -137,7 +137,10 @@ def test_a_resume_writes_what_one_run_would_and_drops_a_student_gone(graded_clas
     folder = graded_class.parent / "class"
     (folder / "nobody").rmdir()
     try:
-        result = CliRunner().invoke(main, ["batch", str(folder), "--lab", LAB, "--out", str(graded_class), "--resume"])
+        resume = ["batch", str(folder), "--lab", LAB, "--out", str(graded_class), "--resume"]
+        result = CliRunner().invoke(main, resume)
+        assert result.exit_code == 2 and "nobody" in result.output, result.output  # an input left out, perhaps
+        result = CliRunner().invoke(main, [*resume, "--forget-missing"])
         assert result.exit_code == 0, result.output
         after = {p.name: p.read_text() for p in (graded_class / "feedback").glob("*.md")}
     finally:
@@ -198,3 +201,36 @@ def test_what_a_student_controls_is_escaped():
         page = feedback.as_html(said_md, record)
         assert _html_text(page) == said_md  # the same text, shown as itself
         assert "<script" not in page and "<img" not in page and "<b>" not in page and page.count("</pre>") == 1
+
+
+# -- a fork's feedback: what a student of grader collect reads ----------------------------------------------
+
+
+def _fork_record(status: str, reason: str, version: str = "on-time") -> dict:
+    collected = {"version": version, "commit": "0126dbc708b1aa", "committed_at": "2026-12-02T10:00:00+00:00"}
+    if version == "late":
+        collected |= {"late_by_seconds": 36000, "late_by": "10:00:00"}
+    key = "nina~late" if version == "late" else "nina"
+    return {"student": "nina", "key": key, "lab": LAB, "status": status, "reason": reason, "collected": collected}
+
+
+def test_a_forks_feedback_keeps_the_instructors_reasons_and_speaks_of_the_fork(graded_class):
+    """A review read, in students' feedback, an accusation ('dates rewritten') before the instructor decided,
+    the instructor's own paths in git's error, a late-only student told to hand in a file when their late work
+    was graded, and late work's feedback that never said it was late work."""
+    suspect = feedback.not_graded(
+        _fork_record("suspect", "commit 9f09 is dated before its parent: dates rewritten"), "T"
+    )
+    assert "waiting for your instructor's review" in suspect and "rewritten" not in suspect and "9f09" not in suspect
+    unreachable = feedback.not_graded(_fork_record("unreachable", "fatal: '/tmp/forks/nope' does not appear"), "T")
+    assert "/tmp/forks" not in unreachable and "could not be fetched" in unreachable
+    late_only = feedback.not_graded(_fork_record("late", "nothing committed before the deadline; late work: x"), "T")
+    assert "`nina~late.md`" in late_only and "What to hand in" not in late_only and "notebook" not in late_only
+    missing = feedback.not_graded(_fork_record("missing", "the fork has no labs/ch06/starter.py in commit 0126"), "T")
+    assert "as committed to your fork" in missing and "notebook" not in missing
+    report = json.loads((graded_class / "reports" / "tuned.json").read_text())
+    late_work = feedback.for_record(_fork_record("graded", "", "late"), report, "T")
+    assert "Feedback for nina's late work: commit 0126dbc708b1, 10:00:00 late." in late_work
+    for status, words in (("suspect", "rewritten"), ("unreachable", "/tmp/forks")):
+        entry = {"status": status, "reason": f"{words} here", "late_penalty": 0, "overrides": []}
+        assert words not in lms.feedback(entry) and "not graded" in lms.feedback(entry)  # Moodle's column too

@@ -63,8 +63,12 @@ def fenced(text: str) -> list[str]:
     return [f"{fence}text", text, fence]
 
 
-def _title(lab: str, lab_title: str, student: str) -> list[str]:
-    return [f"# {markdown(lab)}: {markdown(lab_title)}", "", f"Feedback for {markdown(student)}.", ""]
+def _title(lab: str, lab_title: str, student: str, collected: dict | None = None) -> list[str]:
+    whose = f"Feedback for {markdown(student)}."
+    if collected and collected.get("version") == "late":  # graded apart from the submission it may replace
+        commit, late_by = markdown(str(collected.get("commit") or "")[:12]), markdown(str(collected.get("late_by")))
+        whose = f"Feedback for {markdown(student)}'s late work: commit {commit}, {late_by} late."
+    return [f"# {markdown(lab)}: {markdown(lab_title)}", "", whose, ""]
 
 
 def _hidden_words(report: dict, hidden: list[dict], rule: str) -> list[str]:
@@ -81,7 +85,9 @@ def _hidden_words(report: dict, hidden: list[dict], rule: str) -> list[str]:
     return [said, ""]
 
 
-def graded(report: dict, student: str, *, hidden_feedback: str = DEFAULT_HIDDEN_FEEDBACK) -> str:
+def graded(
+    report: dict, student: str, *, hidden_feedback: str = DEFAULT_HIDDEN_FEEDBACK, collected: dict | None = None
+) -> str:
     """A graded student's feedback in Markdown: their table as a solo run prints it, and the hidden tests'
     count (and with ``scores`` their points); with ``full``, the whole report's table."""
     if hidden_feedback not in HIDDEN_FEEDBACK:
@@ -89,7 +95,7 @@ def graded(report: dict, student: str, *, hidden_feedback: str = DEFAULT_HIDDEN_
     shown = report if hidden_feedback == "full" else student_view(report)
     hidden = [t for t in report["tests"] if tier_of(t) != "visible"]
     run = "`grader run`" if hidden_feedback == "full" else "`grader run` in your own copy of the kit"
-    lines = _title(report["lab"], report["lab_title"], student)
+    lines = _title(report["lab"], report["lab_title"], student, collected)
     lines += [f"What {run} prints for your file:", ""]
     # for_terminal (inside render) writes the controls as escapes; visible() the lone surrogates too.
     lines += [*fenced(visible(table.render(shown, color=False))), ""]
@@ -97,19 +103,44 @@ def graded(report: dict, student: str, *, hidden_feedback: str = DEFAULT_HIDDEN_
     return "\n".join(lines)
 
 
+# A fork's statuses whose reason is for the instructor alone: why its history looks rewritten (a suspicion,
+# not a verdict, until they decide), and git's own error, which names the instructor's paths and hosts.
+REASON_KEPT_FROM_STUDENT = {
+    "suspect": "Your fork's history is waiting for your instructor's review: it is not graded yet.",
+    "unreachable": "Your fork could not be fetched at the deadline: check that your instructor can read it; "
+    "they have git's message.",
+}
+
+
 def not_graded(record: dict, lab_title: str) -> str:
     """The feedback of a student the batch did not grade: their status and its reason, and what to do."""
-    lab = record["lab"]
-    lines = _title(lab, lab_title, record["student"])
+    lab, status, collected = record["lab"], record["status"], record.get("collected")
+    lines = _title(lab, lab_title, record["student"], collected)
+    starter = code_span(f"labs/{lab}/starter.py")
+    check = f"Check it first in your copy of the kit: {code_span(f'.venv/bin/grader run --lab {lab}')}."
+    if status in REASON_KEPT_FROM_STUDENT:
+        return "\n".join([*lines, f"Not graded ({markdown(status)}).", "", REASON_KEPT_FROM_STUDENT[status], ""])
+    if status == "late":  # nothing on time; the late work has its own record and feedback, when it was graded
+        lines += [
+            "Nothing was committed to your fork before the deadline. Your late work is graded apart: its feedback is "
+            f"{code_span(str(record['key']) + '~late.md')}, and the course's late policy says what it counts for.",
+            "",
+        ]
+        return "\n".join(lines)
     reason = f": {markdown(record['reason'])}" if record.get("reason") else ""
-    lines += [f"Not graded ({markdown(record['status'])}){reason}", ""]
-    if record["status"] in NOT_THEIR_FILE:
+    lines += [f"Not graded ({markdown(status)}){reason}", ""]
+    if status in NOT_THEIR_FILE:
         lines.append("This is not about your file: your instructor will grade it again.")
+    elif collected:  # a fork: the file is the one in the commit collected
+        lines.append(
+            f"What is graded: {starter} as committed to your fork, with your code in it, neither empty nor only "
+            f"comments, at most 1 MiB, in UTF-8. {check}"
+        )
     else:
         lines.append(
-            f"What to hand in: one Python file, your copy of {code_span(f'labs/{lab}/starter.py')} with your code "
+            f"What to hand in: one Python file, your copy of {starter} with your code "
             "in it: a `.py` text file (not a notebook: export it as a .py), neither empty nor only comments, at "
-            f"most 1 MiB. Check it first in your copy of the kit: {code_span(f'.venv/bin/grader run --lab {lab}')}."
+            f"most 1 MiB. {check}"
         )
     return "\n".join([*lines, ""])
 
@@ -119,7 +150,7 @@ def for_record(
 ) -> str:
     """The feedback file of the student of ``record`` (``report``: theirs if they were graded)."""
     if record["status"] == "graded" and report is not None:
-        return graded(report, record["student"], hidden_feedback=hidden_feedback)
+        return graded(report, record["student"], hidden_feedback=hidden_feedback, collected=record.get("collected"))
     return not_graded(record, lab_title)
 
 

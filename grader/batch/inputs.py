@@ -349,7 +349,9 @@ def _from_collected_version(found: collection.Collection, student: dict, version
     elif not (folder / path).is_file() or (folder / path).is_symlink():
         entry = Entry(name, "invalid", f"{where}, collected from commit {commit}, is gone: collect again", where)
     else:
-        entry = _from_folder(name, folder, lab_id, staging, found.root)
+        # Its path as the student's fork holds it (labs/<id>/starter.py), not the collection's folder of versions,
+        # in every message about the file: the student reads them in their feedback.
+        entry = dataclasses.replace(_from_folder(name, folder, lab_id, staging, folder), source=where)
         if entry.status == "ok" and entry.sha256 != info.get("sha256"):
             reason = f"{where} is not the file collected from commit {commit} (its sha256 differs): collect again"
             entry = Entry(name, "invalid", reason, where)

@@ -20,6 +20,7 @@ from __future__ import annotations
 import csv
 import io
 
+from grader.batch import feedback as feedback_words
 from grader.report.text import spreadsheet_cell
 
 FORMATS = ("canvas", "moodle", "csv")
@@ -73,7 +74,9 @@ def moodle_identifier(entries: list[dict]) -> str:
 def feedback(entry: dict) -> str:
     """What the student is told beside their grade: why it is not the graded score, or why nothing was graded."""
     parts = []
-    if entry["status"] not in ("graded", "late", "missing") and entry["reason"]:
+    if entry["status"] in feedback_words.REASON_KEPT_FROM_STUDENT:  # the reason is the instructor's alone
+        parts.append(f"not graded ({entry['status']}): {feedback_words.REASON_KEPT_FROM_STUDENT[entry['status']]}")
+    elif entry["status"] not in ("graded", "late", "missing") and entry["reason"]:
         parts.append(f"not graded ({entry['status']}): {entry['reason']}")
     if entry["late_penalty"]:
         parts.append(f"{entry['late_by']} late: -{entry['late_penalty']:g} points")

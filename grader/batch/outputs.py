@@ -223,8 +223,8 @@ class Outputs:
             if gone and not forget_missing:
                 named = ", ".join(map(str, gone[:5])) + (f" and {len(gone) - 5} more" if len(gone) > 5 else "")
                 raise OutputError(
-                    f"{self.root} holds {len(gone)} graded student{'s' if len(gone) != 1 else ''} these inputs do "
-                    f"not: {named}. Give every input of the first run (a folder or zip left out?), or add "
+                    f"{self.root} holds the records of {len(gone)} student{'s' if len(gone) != 1 else ''} these "
+                    f"inputs do not: {named}. Give every input of the first run (a folder or zip left out?), or add "
                     "--forget-missing to drop them from the gradebook"
                 )
         elif self.root.exists() and any(self.root.iterdir()):
