@@ -257,6 +257,12 @@ def test_the_example_job_array_merges_only_when_every_shard_succeeded():
     assert "exit 1" in guard["run"]
     commands = [step["run"] for step in merge["steps"] if "grader merge" in step.get("run", "")]
     assert len(commands) == 1 and "--partial" not in commands[0]
+    # Nothing of the class on the run's page, which whoever reads the repository reads (a review found the
+    # summary, every student's name and score and the hidden tests' names, appended to it)
+    for script in scripts:
+        for line in script.splitlines():
+            if "GITHUB_STEP_SUMMARY" in line:
+                assert not any(f in line for f in ("summary.md", "grades.csv", "cat ", "report")), line
 
 
 def test_only_a_whole_class_is_exported_not_a_shard_nor_a_partial_merge(split, tmp_path):
