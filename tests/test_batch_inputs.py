@@ -503,3 +503,19 @@ def test_a_class_folder_takes_python_files_in_any_case_and_refuses_a_students_zi
     assert entries["bob"].status == entries["dave"].status == "ok"
     assert entries["erin"].status == "invalid"
     assert entries["erin"].reason == "erin.zip is an archive: unpack it, a folder or a .py file for each student"
+
+
+def test_a_name_decomposed_as_a_mac_writes_it_is_the_same_student(tmp_path):
+    """José.py from a Mac (NFD) and from elsewhere (NFC) look alike: they were two students, each with a row
+    that looked like the other's and neither on the roster (a helper agent's review). One student now, and
+    two files of theirs are ambiguous, as any two are."""
+    composed, decomposed = "Jos\u00e9", "Jose\u0301"
+    one, two = tmp_path / "one", tmp_path / "two"
+    one.mkdir()
+    two.mkdir()
+    (one / f"{decomposed}.py").write_text("x = 1\n")
+    entries = discover([one], "ch06", tmp_path / "s1")
+    assert [e.student for e in entries] == [composed]
+    (two / f"{composed}.py").write_text("x = 2\n")
+    entries = discover([one, two], "ch06", tmp_path / "s2")
+    assert [(e.student, e.status) for e in entries] == [(composed, "ambiguous")]

@@ -529,3 +529,12 @@ def test_a_canvas_export_with_a_column_of_logins_is_read_as_canvas_means_it(tmp_
     # Canvas's columns alone: Student is then the only id there is (export refuses it, naming the column)
     path.write_text("Student,ID,SIS User ID,SIS Login ID,Section\nAlice A,5551,,,S1\n")
     assert [(m.student, m.lms_id) for m in roster.read_class(path)] == [("Alice A", "5551")]
+
+
+def test_roster_ids_are_compared_composed_and_an_id_twice_but_for_case_is_refused(tmp_path):
+    path = tmp_path / "roster.csv"
+    path.write_text("student,name\nJose\u0301 \u00d1,J\n")
+    assert [m.student for m in roster.read_class(path)] == ["Jos\u00e9 \u00d1"]  # as a batch names José.py
+    path.write_text("student,url\nalice,file:///a\nAlice,file:///b\n")
+    with pytest.raises(roster.RosterError, match="line 3: student 'Alice' is already on line 2 as 'alice'"):
+        roster.read(path)  # git hosts' logins ignore case: one fork, two rows

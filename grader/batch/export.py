@@ -105,7 +105,7 @@ def _lms_lateness(request: Request, members: list[roster.Member]) -> dict[str, i
             raise ExportError(f"{request.submission_times.name}, line 1: want the columns student,submitted_at")
         first_line: dict[str, int] = {}
         for line, row in rows:
-            student, moment = roster.cell(row, student_col), roster.cell(row, time_col)
+            student, moment = roster.student_id(roster.cell(row, student_col)), roster.cell(row, time_col)
             if student in first_line:  # which of two times is the student's? The LMS's file says one.
                 raise ExportError(
                     f"{request.submission_times.name}, line {line}: student {student!r} is already on line "

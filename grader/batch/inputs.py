@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grader import intake
-from grader.batch import collection
+from grader.batch import collection, roster
 from grader.batch.collection import LATE, ON_TIME, lab_file
 from grader.verdicts import SubmissionError
 
@@ -166,8 +166,9 @@ def _link_reason(link: str, target: str) -> str:
 
 def _shown(name: str) -> str:
     """A file name as text that can be written anywhere (grades.csv, summary.md): the bytes of a
-    name that is not UTF-8, which Python holds as lone surrogates, as \\xNN."""
-    return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    name that is not UTF-8, which Python holds as lone surrogates, as \\xNN; composed as a roster's ids are
+    (roster.student_id: a Mac's José.py is decomposed)."""
+    return roster.student_id(name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace"))
 
 
 def _relative(path: Path, base: Path) -> str:

@@ -66,7 +66,8 @@ def read(path: Path) -> list[Override]:
             raise OverrideError(f"{where}: the points {fields['points']!r} are not a number") from None
         if points != points or points in (float("inf"), float("-inf")):
             raise OverrideError(f"{where}: the points {fields['points']!r} are not a number")
-        found.append(Override(fields["student"], fields["target"], points, fields["reason"], fields["who"], line))
+        student = roster.student_id(fields["student"])
+        found.append(Override(student, fields["target"], points, fields["reason"], fields["who"], line))
     return found
 
 

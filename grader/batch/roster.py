@@ -17,6 +17,7 @@ from __future__ import annotations
 import csv
 import io
 import re
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -123,7 +124,14 @@ def _no_column(name: str, header: list[str], what: str, example: str) -> RosterE
     )
 
 
+def student_id(text: str) -> str:
+    """A student id as every file of the kit compares it: in Unicode's composed form (NFC), as a name typed on
+    most systems is; macOS and its zips write file names decomposed (NFD), which look the same and differ."""
+    return unicodedata.normalize("NFC", text)
+
+
 def _checked_id(name: str, line: int, student: str) -> str:
+    student = student_id(student)
     if not student:
         raise RosterError(f"{name}, line {line}: the student id is empty")
     if CONTROL.search(student):
@@ -131,10 +139,15 @@ def _checked_id(name: str, line: int, student: str) -> str:
     return student
 
 
-def _first_time(name: str, line: int, student: str, seen: dict[str, int]) -> str:
-    if student in seen:
-        raise RosterError(f"{name}, line {line}: student {student!r} is already on line {seen[student]}")
-    seen[student] = line
+def _first_time(name: str, line: int, student: str, seen: dict[str, tuple[int, str]]) -> str:
+    """``student``, unless the roster already has them: the same id, or one that differs only in case (two
+    students then, for a person, and one for git hosts, whose logins ignore case)."""
+    folded = student.casefold()
+    if folded in seen:
+        first, spelled = seen[folded]
+        also = "" if spelled == student else f" as {spelled!r} (ids that differ only in case are one student)"
+        raise RosterError(f"{name}, line {line}: student {student!r} is already on line {first}{also}")
+    seen[folded] = (line, student)
     return student
 
 
@@ -146,7 +159,7 @@ def read(path: Path) -> list[Student]:
     if student_col is None or url_col is None or student_col == url_col:
         raise _no_column(name, header, "a student id" if student_col is None else "a git URL", "student,url")
     students: list[Student] = []
-    seen: dict[str, int] = {}
+    seen: dict[str, tuple[int, str]] = {}
     for line, row in rows:
         student, url = _checked_id(name, line, cell(row, student_col)), cell(row, url_col)
         if not url:
@@ -213,7 +226,7 @@ def read_class(path: Path) -> list[Member]:
         if columns[field] is None and index is not None and index != student_col:
             columns[field] = index
     members: list[Member] = []
-    seen: dict[str, int] = {}
+    seen: dict[str, tuple[int, str]] = {}
     lms_seen: dict[str, int] = {}
     for line, row in rows:
         student = _first_time(name, line, _checked_id(name, line, cell(row, student_col)), seen)
