@@ -110,11 +110,22 @@ def worked_example(a, b, c):
     return s**2, u, s
 
 
+def with_far_entries(x: np.ndarray) -> np.ndarray:
+    """``x`` with its last column's first two entries at 400 and -400 (an activation's saturated inputs)."""
+    x = x.copy()
+    x[0, -1], x[1, -1] = 400.0, -400.0
+    return x
+
+
+FAR_OUT = (
+    "far from 0 an exponential overflows to inf: write sigmoid and tanh so that inf becomes 0 or 1 "
+    "(1 / (1 + exp(-x)), np.tanh), not inf / inf, which is nan"
+)
 POW_AT_ZERO = "d(x**k)/dx = k * x**(k - 1), which is 0 at x = 0: written as k * out.data / x, it divides by zero there"
 UNARY_CASES = {
     "exp": (lambda x: x.exp(), 0.7),
     "log": (lambda x: x.log(), 1.3),
-    "tanh": (lambda x: x.tanh(), -0.4),
+    "tanh": (lambda x: x.tanh(), (-0.4, 400.0)),  # far out too: (e**2x - 1) / (e**2x + 1) overflows there
     "relu_positive": (lambda x: x.relu(), 0.5),  # below 1: a threshold at 1 instead of 0 shows
     "relu_negative": (lambda x: x.relu(), -0.8),
     "pow_3": (lambda x: x**3, (1.7, 0.0)),  # at 0 too: a rule written as k * out.data / x divides by zero
@@ -130,7 +141,7 @@ UNARY_CASES = {
 def test_value_unary_functions(case):
     f, points = UNARY_CASES[case]
     for at in points if isinstance(points, tuple) else (points,):
-        hint = POW_AT_ZERO if at == 0 else ""
+        hint = POW_AT_ZERO if at == 0 else FAR_OUT if abs(at) > 100 else ""
         check_scalar_gradients(lab.Value, f, [at], f"Value {case} at {at:g}", hint=hint, error_hint=hint)
 
 
@@ -384,7 +395,8 @@ GRADCHECK_CASES = {
     ),
     "exp": (lambda a: weighted(a.exp()), [normal(2, 3)], "d exp(x)/dx = exp(x)"),
     "log": (lambda a: weighted(a.log()), [positive(2, 3)], "d log(x)/dx = 1/x"),
-    "tanh": (lambda a: weighted(a.tanh()), [normal(2, 3)], "d tanh(x)/dx = 1 - tanh(x)**2"),
+    # two entries far out, where (e**2x - 1) / (e**2x + 1) is inf / inf: tanh is ±1 there, its gradient 0
+    "tanh": (lambda a: weighted(a.tanh()), [with_far_entries(normal(2, 3))], "d tanh(x)/dx = 1 - tanh(x)**2"),
     "relu": (
         lambda a: weighted(a.relu()),
         [np.array([[-1.5, -0.3], [0.4, 2.0]])],
@@ -797,6 +809,15 @@ def test_exercise_e_sigmoid(scale):
         f"sigmoid(x) + x, inputs scaled by {scale}: x gets 1 from + before sigmoid's rule runs",
         hint="sigmoid's rule adds into x.grad with `+=`, not `=`: x also gets a contribution from the + node",
     )
+    if scale > 1:  # and far out, where exp overflows: sigmoid is 0 or 1 there, its gradient 0, never nan
+        check_tensor_gradients(
+            lab.Tensor,
+            lambda a: (a.sigmoid() * 3.0).sum(),
+            [np.array([[-800.0, -40.0, 40.0, 800.0]])],
+            "sigmoid at -800, -40, 40 and 800",
+            hint=FAR_OUT,
+            forward_hint=FAR_OUT,
+        )
 
 
 def softmax(z):

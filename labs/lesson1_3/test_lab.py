@@ -191,6 +191,7 @@ def test_engine_neuron_matches_finite_differences_to_six_places():
 
 
 UPSTREAM = "times the gradient arriving from above"
+FAR_OUT = "far from 0, e**x overflows: compute tanh with math.tanh, or from e**-2|x|, which stays small"
 POW_AT_ZERO = "x**k's local derivative k * x**(k - 1) is 0 at x = 0: written as k * out.data / x, it divides by zero"
 
 # Each operation sits under a factor 3 or another operation, so its rule must use out.grad.
@@ -234,6 +235,8 @@ def test_engine_operations(case):
         hint=diagnoses.forward_value(lab.Value, f, inputs, got) or FORWARD_HINT,
     )
     check_scalar_gradients(lab.Value, f, inputs, f"Value {case}", hint=hint)
+    if case == "tanh":  # far out, where e**2x overflows: (e**2x - 1) / (e**2x + 1) is inf / inf there
+        check_scalar_gradients(lab.Value, lambda x: x.tanh(), [400.0], "Value tanh at 400", error_hint=FAR_OUT)
     if case == "pow":  # at 0, where k * x**(k - 1) is 0 and a rule written as k * out.data / x divides by zero
         check_scalar_gradients(
             lab.Value,

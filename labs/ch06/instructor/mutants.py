@@ -1899,4 +1899,38 @@ MUTANTS = [
         },
         named=False,  # the hint says where the rule divides by zero, not which derivative is wrong
     ),
+    Mutant(
+        name="value_tanh_from_exp_overflows",
+        kind="stability",
+        bug="Value.tanh computes (e**2x - 1) / (e**2x + 1), whose e**2x overflows far from 0",
+        within="Value.tanh",
+        old="t = math.tanh(self.data)",
+        new="e = math.exp(2.0 * self.data)\n        t = (e - 1.0) / (e + 1.0)",
+        caught_by={
+            "test_value_unary_functions[tanh]",
+        },
+    ),
+    Mutant(
+        name="tensor_tanh_from_exp_overflows",
+        kind="stability",
+        bug="Tensor.tanh computes (e**2x - 1) / (e**2x + 1): nan far from 0",
+        within="Tensor.tanh",
+        old="t = np.tanh(self.data)",
+        new="e = np.exp(2.0 * self.data)\n        t = (e - 1.0) / (e + 1.0)",
+        caught_by={
+            "test_tensor_gradcheck[tanh]",
+        },
+        named=False,
+    ),
+    Mutant(
+        name="tensor_sigmoid_exp_over_one_plus_exp",
+        kind="stability",
+        bug="Tensor.sigmoid computes e**x / (1 + e**x): nan far above 0",
+        within="Tensor.sigmoid",
+        old="s = 1.0 / (1.0 + np.exp(-self.data))",
+        new="e = np.exp(self.data)\n        s = e / (1.0 + e)",
+        caught_by={
+            "test_exercise_e_sigmoid[scaled_by_4]",
+        },
+    ),
 ]

@@ -1447,4 +1447,15 @@ MUTANTS = [
         },
         named=False,  # the hint says where the rule divides by zero, not which derivative is wrong
     ),
+    Mutant(
+        name="value_tanh_from_exp_overflows",
+        kind="stability",
+        bug="Value.tanh computes (e**2x - 1) / (e**2x + 1), whose e**2x overflows far from 0",
+        within="Value.tanh",
+        old="t = math.tanh(self.data)",
+        new="e = math.exp(2.0 * self.data)\n        t = (e - 1.0) / (e + 1.0)",
+        caught_by={
+            "test_engine_operations[tanh]",
+        },
+    ),
 ]
