@@ -321,3 +321,23 @@ def test_only_a_backward_rule_speaks_for_a_helper_it_called():
     assert named(diagnosis.explain_error(*shape_error, ("Tensor._accumulate", *lambda_rule), {"+"})) == {"unbroadcast"}
     forward_lambda = ("Tensor.__add__.<locals>.<lambda>", "Tensor.__add__")
     assert named(diagnosis.explain_error(*shape_error, forward_lambda, {"+"})) == {"numbers"}
+
+
+def test_operations_that_call_each_other_are_named_not_the_sort():
+    """-x written as 0 - x, where 0 - x is -x + 0: the recursion is in the operations, and the hint named the
+    topological sort (a helper agent's review)."""
+    cycle = (
+        "Tensor.__init__",
+        "Tensor.__rsub__",
+        "Tensor.__neg__",
+        "Tensor.__rsub__",
+        "Tensor.__neg__",
+        "Tensor.__rsub__",
+    )
+    said = diagnosis.explain_error("RecursionError", "maximum recursion depth exceeded", cycle)
+    assert "`__rsub__` and `__neg__` call each other" in said and "topological" not in said
+    assert named(said) == {"recursion"}
+    sort = ("Tensor.backward.<locals>.visit",) * 6
+    assert "topological sort" in diagnosis.explain_error("RecursionError", "maximum recursion depth exceeded", sort)
+    alone = ("Value.__rsub__",) * 6  # one reflected operator calling itself: its own words, as before
+    assert "`2.0 - x` (__rsub__) calls itself" in diagnosis.explain_error("RecursionError", "too deep", alone)

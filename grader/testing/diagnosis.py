@@ -410,6 +410,10 @@ def explain_error(type_name: str, message: str, functions: tuple[str, ...], plai
     It is read where it was raised; when that is a helper of the code's own (a function that adds
     into a gradient, say), in the backward rule that called it, if one did."""
     functions = tuple(functions) or ("",)
+    if type_name == "RecursionError":
+        cycle = _operators_calling_each_other(functions)
+        if cycle:
+            return cycle
     hint = _explain_error_in(type_name, message, functions, 0, plain)
     if hint or _known(functions[0]):
         return hint
@@ -445,6 +449,25 @@ def _known(function: str) -> bool:
     """A function the diagnosis can read: an operation, a rule or a lambda in one, or _unbroadcast."""
     parts = _parts(function)
     return "<locals>" in parts or parts[-1] == "_unbroadcast" or any(p in _METHODS for p in parts)
+
+
+def _operators_calling_each_other(functions: tuple[str, ...]) -> str:
+    """The words for a recursion through two operations or more (-x as 0 - x while 0 - x is -x + 0), where
+    the functions an error passed through are operations, forward passes alone, none of them a rule or a sort;
+    "" otherwise (one operation calling itself is the reflected-operator case, read where it was raised)."""
+    names = [_parts(f) for f in functions if f]
+    while names and names[0][-1] not in _METHODS:  # where the limit struck: a constructor, a helper they call
+        names.pop(0)
+    if len(names) < 2 or any(len(p) != 2 or p[-1] not in _METHODS for p in names):
+        return ""
+    seen = list(dict.fromkeys(p[-1] for p in names))
+    if len(seen) < 2:
+        return ""
+    said = " and ".join(f"`{m}`" for m in seen)
+    return (
+        f"{said} call each other, a recursion without end: one of them must build its result from the data (a "
+        "node of its own), not through the other"
+    )
 
 
 def _explain_error_in(type_name: str, message: str, functions: tuple[str, ...], i: int, plain: set[str]) -> str:

@@ -1933,4 +1933,18 @@ MUTANTS = [
             "test_exercise_e_sigmoid[scaled_by_4]",
         },
     ),
+    Mutant(
+        name="value_neg_through_rsub",
+        kind="recursion",
+        bug="Value.__neg__ returns 0.0 - self, whose __rsub__ subtracts through -self again: a recursion without end",
+        within="Value.__neg__",
+        old="return self * -1.0",
+        new="return 0.0 - self",
+        caught_by={
+            "test_value_arithmetic_and_reflected_operators[number_minus]",
+            "test_value_arithmetic_and_reflected_operators[sub]",
+            "test_value_random_graphs",
+            "test_value_unary_functions[neg]",
+        },
+    ),
 ]

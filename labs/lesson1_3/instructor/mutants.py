@@ -1458,4 +1458,22 @@ MUTANTS = [
             "test_engine_operations[tanh]",
         },
     ),
+    Mutant(
+        name="value_neg_through_rsub",
+        kind="recursion",
+        bug="Value.__neg__ returns 0.0 - self, whose __rsub__ subtracts through -self again: a recursion without end",
+        within="Value.__neg__",
+        old="return self * -1.0",
+        new="return 0.0 - self",
+        caught_by={
+            "test_engine_operations[neg_sub]",
+            "test_engine_operations[numbers_on_the_left]",
+            "test_engine_random_graphs",
+            "test_softmax_gradient_is_probabilities_minus_one_hot[0]",
+            "test_softmax_gradient_is_probabilities_minus_one_hot[3]",
+            "test_softmax_gradient_is_probabilities_minus_one_hot[4]",
+            "test_softmax_is_stable_for_large_logits",
+            "test_softmax_reproduces_the_lesson",
+        },
+    ),
 ]
