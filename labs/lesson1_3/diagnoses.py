@@ -452,6 +452,15 @@ def first_rows(got, right, never_zeroed, n: int, rerun) -> str:
             "your rows are those of a run whose gradients are never reset: with zero_grad=True set w.grad and "
             "b.grad to 0 before each backward()"
         )
+    if near([loss1, w1, b1], right[1]):  # one of the two reset, the other not: that one moves as never_zeroed's
+        for name, mine, other in (("b", b2, w2), ("w", w2, b2)):
+            index = 2 if name == "b" else 1
+            if near(mine, never_zeroed[index]) and near(other, right[2][3 - index]):
+                kept = "w" if name == "b" else "b"
+                return (
+                    f"{name}.grad is never reset, {kept}.grad is: with zero_grad=True set both to 0 before each "
+                    "backward()"
+                )
     return ""
 
 
