@@ -500,6 +500,14 @@ def test_matmul_grads_match_the_numerical_check(shape):
                 f"{name} for X {X.shape} @ W {W.shape}: differs from the numerical check by {worst:.2e} (over 1e-8)",
                 hint or SHAPES,
             )
+    # Integer inputs (a student's own toy matrices): the handout's float64 arrays all the same
+    whole = lab.matmul_grads(
+        np.arange(n * d).reshape(n, d), np.ones((d, k), dtype=np.int64), np.ones((n, k), dtype=int)
+    )
+    if not isinstance(whole, tuple) or len(whole) != 2:
+        fail(f"matmul_grads should return a tuple (dX, dW), got {type(whole).__name__}")
+    for name, got in zip(("dX", "dW"), whole, strict=True):
+        as_array(got, f"{name} for integer X, W and dY (the handout: float64 arrays whatever the inputs)")
 
 
 # ---------------------------------------------------------------------------

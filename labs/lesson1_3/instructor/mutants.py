@@ -1516,4 +1516,18 @@ MUTANTS = [
             "test_the_ceiling_separates_convergence_from_divergence",
         },
     ),
+    Mutant(
+        name="matmul_grads_keeps_integer_dtype",
+        kind="type",
+        bug="matmul_grads does not convert its inputs to float64: integer matrices give integer gradients",
+        within="matmul_grads",
+        old="X, W, dY = (np.asarray(a, dtype=np.float64) for a in (X, W, dY))",
+        new="X, W, dY = (np.asarray(a) for a in (X, W, dY))",
+        caught_by={
+            "test_matmul_grads_match_the_numerical_check[1x5x3]",
+            "test_matmul_grads_match_the_numerical_check[2x4x4]",
+            "test_matmul_grads_match_the_numerical_check[5x3x6]",
+            "test_matmul_grads_match_the_numerical_check[lesson_4x3x2]",
+        },
+    ),
 ]
