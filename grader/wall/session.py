@@ -42,6 +42,9 @@ WORKER_FAILED = 70  # the exit status of a child whose serving code raised (see 
 # costs few writes and reads.
 FIRST_BATCH = 8
 PASS_ON = {"op": "next"}  # the request that passes a child that ended its test cleanly on to the next test
+# How long a child may take to say it is fit for the next test (its last test's objects deleted): a child that
+# hangs there (a __del__ of the code's that never returns) is replaced by a fresh one, which costs a fork.
+HELLO_SECONDS = 2.0
 LARGEST_BATCH = 256
 BATCH_BYTES = 1 << 20
 F_SETPIPE_SZ = 1031
@@ -360,10 +363,16 @@ class Channel:
                 self._write_all(codec.pack({"batch": [PASS_ON]}, [], dumps=marshal.dumps))
         sent, self.sent, self.hello_owed = self.sent, None, False
         names = self.hello["names"]
+        # The hello ends the last test's clean-up (its objects deleted, a __del__ of the code's among them): its
+        # own short wait, never this test's time. A child that hangs there is replaced, costing no test a timeout.
+        waiting_since, test_deadline = time.monotonic(), self.deadline
+        self.deadline = min(test_deadline, waiting_since + HELLO_SECONDS)
         try:
             hello, _ = self._read_frame()
         except WorkerFailure:  # it died or hung between two tests (before the test's first request): replaced
             self.failure, hello = None, {}
+        finally:
+            self.deadline = test_deadline + (time.monotonic() - waiting_since)
         if self.tally is not None:
             self.tally.hello(self.test, hello)
         if hello.get("op") == "hello" and hello.get("fit") is True and hello.get("names") == names:

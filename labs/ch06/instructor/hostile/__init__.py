@@ -280,6 +280,7 @@ FORGERIES = [
     ),
     Hostile("fake_summary.py", base=None, all_outcomes="failed", message="not implemented yet", max_score=0),
     Hostile("constructors_raise_value_error.py", base="starter", max_score=0),
+    Hostile("hang_between_tests.py", all_outcomes="passed", flags={"introspection"}),
     Hostile("forge_kit_files.py", all_outcomes="passed", flags={"file-access", "suspicious-string"}),
     Hostile(
         "skip_module_unittest.py",
