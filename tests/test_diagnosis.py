@@ -224,6 +224,8 @@ def weighted_mean(x, count):
         ),
         ("ValueError", "operands could not be broadcast together", "Tensor.transpose.<locals>.backward", {"transpose"}),
         ("RecursionError", "maximum recursion depth exceeded", "Tensor.backward.<locals>.visit", {"recursion"}),
+        # backward() itself (not a rule): a seed of the wrong shape (np.ones(size) for a 0-d loss: a review)
+        ("ValueError", "grad has shape (1,), expected ()", "Tensor.backward", {"seed"}),
         ("AttributeError", "'NoneType' object has no attribute 'data'", "", {"missing_return"}),
         ("ZeroDivisionError", "float division by zero", "Value.__truediv__", set()),
         ("ValueError", "boom", "", set()),

@@ -486,6 +486,11 @@ def _explain_error_in(type_name: str, message: str, functions: tuple[str, ...], 
             "recursion deeper than Python allows: a graph thousands of nodes deep needs a topological sort "
             "with an explicit stack, not a recursive function"
         )
+    if parts[-2:] == ["Tensor", "backward"] and shape_error:  # backward() itself, not a rule it ran
+        return (
+            "backward() itself raised about a shape: the seed it makes for a single-element output has the output's "
+            "own shape (np.ones_like(self.data), () for a 0-d loss), and so does every gradient it starts"
+        )
     if "'NoneType'" in message and ("has no attribute" in message or "unsupported operand" in message):
         return "an operation returned None instead of its result: does each one end with `return out`?"
     if parts[-1] == "_unbroadcast" or (in_backward and op in ("+", "-", "*", "/") and shape_error):

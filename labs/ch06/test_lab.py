@@ -471,7 +471,9 @@ def test_tensor_gradcheck(case):
         inputs,
         f"Tensor {case}",
         hint=hint,
-        forward_hint=f"the forward computation is wrong; fix it before looking at gradients ({hint})",
+        # The forward's own words: the case's hint is about its gradient (a wrong sum over axis=0 was told to
+        # put the summed axis back before broadcasting the gradient: a review)
+        forward_hint=f"the forward computation of {case} is wrong; fix it before looking at gradients",
     )
 
 
