@@ -36,6 +36,18 @@ def first_failure_as_printed(table: str) -> tuple[str, str]:
     raise AssertionError(f"no failing row in:\n{table}")
 
 
+def graded_mutant(lab_id: str, name: str, tmp_path, *options: str) -> tuple:
+    """The catalogue's mutant ``name`` of ``lab_id``, graded by `grader run` as a student's file (behind the
+    wall), with ``options``: the mutant and the finished process, which must say points were lost."""
+    mutant = next(m for m in catalogue(lab_id) if m.name == name)
+    submission = tmp_path / "alice.py"
+    submission.write_text(apply(reference_source(lab_id), mutant), encoding="utf-8")
+    command = [sys.executable, "-m", "grader", "run", "--lab", lab_id, "--submission", str(submission), *options]
+    proc = subprocess.run(command, capture_output=True, text=True, cwd=labs.KIT_ROOT, timeout=300)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    return mutant, proc
+
+
 @pytest.mark.parametrize(
     ("lab_id", "name"),
     [
@@ -45,17 +57,7 @@ def first_failure_as_printed(table: str) -> tuple[str, str]:
     ],
 )
 def test_the_table_names_the_bug_under_the_first_failure(lab_id, name, tmp_path):
-    mutant = next(m for m in catalogue(lab_id) if m.name == name)
-    submission = tmp_path / "alice.py"
-    submission.write_text(apply(reference_source(lab_id), mutant), encoding="utf-8")
-    proc = subprocess.run(
-        [sys.executable, "-m", "grader", "run", "--lab", lab_id, "--submission", str(submission)],
-        capture_output=True,
-        text=True,
-        cwd=labs.KIT_ROOT,
-        timeout=300,
-    )
-    assert proc.returncode == 1, proc.stdout + proc.stderr
+    mutant, proc = graded_mutant(lab_id, name, tmp_path)
     test, said = first_failure_as_printed(proc.stdout)
     assert test in mutant.caught_by, f"{name}: the first failing row is {test}"
     assert "hint: " in said, f"{name}: no hint under {test}:\n{said}"
@@ -68,29 +70,8 @@ def test_a_wrong_forward_value_is_hinted_as_one_in_every_test_it_fails(lab_id, t
     hold f and its gradients among them: each one's hint says the forward value is wrong, not tanh's
     derivative, a number used twice or the numerical check (they once did, and sent the student to code
     that was right). Hidden tests included."""
-    mutant = next(m for m in catalogue(lab_id) if m.name == "value_tanh_forward_sign")
-    submission = tmp_path / "alice.py"
-    submission.write_text(apply(reference_source(lab_id), mutant), encoding="utf-8")
     report_path = tmp_path / "report.json"
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "grader",
-            "run",
-            "--lab",
-            lab_id,
-            "--submission",
-            str(submission),
-            "--json",
-            str(report_path),
-        ],
-        capture_output=True,
-        text=True,
-        cwd=labs.KIT_ROOT,
-        timeout=300,
-    )
-    assert proc.returncode == 1, proc.stdout + proc.stderr
+    mutant, _ = graded_mutant(lab_id, "value_tanh_forward_sign", tmp_path, "--json", str(report_path))
     failed = [t for t in json.loads(report_path.read_text(encoding="utf-8"))["tests"] if t["outcome"] != "passed"]
     assert mutant.caught_by <= {t["id"] for t in failed}
     for test in failed:
