@@ -477,6 +477,7 @@ def test_a_test_override_comes_before_the_penalty_and_a_total_one_after_it():
     found = [overrides.Override("al", "t1", 4, "regrade", "prof", 2)]
     regraded = _entry(_record(), found, lms_late=3600)
     assert regraded["graded_score"] == 8 and regraded["late_penalty"] == 0.8 and regraded["final"] == 7.2
+    assert regraded["grader_score"] == 6  # the grader's own stays on record (it was nowhere: a review)
     found.append(overrides.Override("al", "total", 9.5, "appeal", "prof", 3))
     total = _entry(_record(), found, lms_late=3600)
     assert total["final"] == 9.5 and [o["target"] for o in total["overrides"]] == ["t1", "total"]

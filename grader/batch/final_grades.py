@@ -62,6 +62,7 @@ def _late_candidate(record: dict, rule: late.LatePolicy | None) -> dict | None:
     penalty = late.penalty_points(work["score"], seconds, rule)
     return {
         "source": "late work",
+        "grader_score": work["score"],
         "graded_score": work["score"],
         "late_by_seconds": seconds,
         "late_penalty": penalty,
@@ -86,6 +87,7 @@ def _entry_from_record(
         candidates.append(
             {
                 "source": "submission",
+                "grader_score": report["score"],  # the grader's own, before any test override
                 "graded_score": score,
                 "late_by_seconds": seconds if seconds and seconds > 0 else None,
                 "late_penalty": penalty,
@@ -95,7 +97,13 @@ def _entry_from_record(
     if late_work is not None:
         candidates.append(late_work)
     if not candidates:  # handed in, not graded: a zero, with the reason
-        return {"status": status, "reason": record.get("reason", ""), "graded_score": 0.0, "final": 0.0}
+        return {
+            "status": status,
+            "reason": record.get("reason", ""),
+            "grader_score": 0.0,
+            "graded_score": 0.0,
+            "final": 0.0,
+        }
     best = max(candidates, key=lambda c: c["final"])  # the first, the on-time one, on a tie
     chosen_status = LATE if best["source"] == "late work" or best["late_penalty"] > 0 else GRADED
     return {"status": chosen_status, "reason": record.get("reason", ""), **best, "overrides": overrides_applied}
@@ -123,6 +131,7 @@ def entry(
         "status": MISSING,
         "reason": "",
         "source": None,
+        "grader_score": None,
         "graded_score": None,
         "late_by_seconds": None,
         "late_penalty": 0.0,
@@ -199,6 +208,7 @@ def audit_line(
         "adjusted": [
             {
                 "student": e["student"],
+                "grader_score": e.get("grader_score"),  # before test overrides; graded_score is after them
                 "graded_score": e["graded_score"],
                 "late_penalty": e["late_penalty"],
                 "overrides": e["overrides"],
