@@ -65,9 +65,9 @@ def run_batch(
     OutputError names them)."""
     jobs = jobs or os.cpu_count() or 1
     out = Outputs(out_dir, lab.id, _max_score(lab), lab.tests_sha256(), limits.in_force(lab.limits))
-    with contextlib.ExitStack() as held, scratch.temporary("batch") as unpacked:
+    with contextlib.ExitStack() as claimed, scratch.temporary("batch") as unpacked:
         entries = discover(inputs, lab.id, unpacked)
-        held.enter_context(outputs.writing(out_dir))  # once the inputs are read: a bad one leaves no folder
+        claimed.enter_context(outputs.writing(out_dir))  # once the inputs are read: a bad one leaves no folder
         if only:
             about, entries = shards.regrade(outputs.read_folder(out_dir)[0], entries, only, out.kit, out.limits)
             held = shards.shard_of(about) or shards.WHOLE

@@ -103,15 +103,13 @@ def _lms_lateness(request: Request, members: list[roster.Member]) -> dict[str, i
         time_col = roster.column(header, roster.SUBMITTED_HEADERS)
         if student_col is None or time_col is None:
             raise ExportError(f"{request.submission_times.name}, line 1: want the columns student,submitted_at")
-        first_line: dict[str, int] = {}
+        seen: dict[str, tuple[int, str]] = {}
         for line, row in rows:
             student, moment = roster.student_id(roster.cell(row, student_col)), roster.cell(row, time_col)
-            if student in first_line:  # which of two times is the student's? The LMS's file says one.
-                raise ExportError(
-                    f"{request.submission_times.name}, line {line}: student {student!r} is already on line "
-                    f"{first_line[student]}: give each student one submission time"
-                )
-            first_line[student] = line
+            try:  # which of two times is the student's? The LMS's file says one.
+                roster.first_time(request.submission_times.name, line, student, seen)
+            except roster.RosterError as exc:
+                raise ExportError(str(exc)) from None
             if moment:
                 times[student] = (moment, f"{request.submission_times.name}, line {line}")
     if not times:

@@ -139,9 +139,10 @@ def _checked_id(name: str, line: int, student: str) -> str:
     return student
 
 
-def _first_time(name: str, line: int, student: str, seen: dict[str, tuple[int, str]]) -> str:
-    """``student``, unless the roster already has them: the same id, or one that differs only in case (two
-    students then, for a person, and one for git hosts, whose logins ignore case)."""
+def first_time(name: str, line: int, student: str, seen: dict[str, tuple[int, str]]) -> str:
+    """``student``, unless the file ``name`` (a roster, the LMS's submission times) already has them: the
+    same id, or one that differs only in case (two students then, for a person, and one for git hosts,
+    whose logins ignore case)."""
     folded = student.casefold()
     if folded in seen:
         first, spelled = seen[folded]
@@ -167,7 +168,7 @@ def read(path: Path) -> list[Student]:
         problem = url_problem(url)
         if problem:
             raise RosterError(f"{name}, line {line}: the URL {url!r} of student {student!r} {problem}")
-        students.append(Student(_first_time(name, line, student, seen), url, line))
+        students.append(Student(first_time(name, line, student, seen), url, line))
     return students
 
 
@@ -229,7 +230,7 @@ def read_class(path: Path) -> list[Member]:
     seen: dict[str, tuple[int, str]] = {}
     lms_seen: dict[str, int] = {}
     for line, row in rows:
-        student = _first_time(name, line, _checked_id(name, line, cell(row, student_col)), seen)
+        student = first_time(name, line, _checked_id(name, line, cell(row, student_col)), seen)
         fields = {field: cell(row, index) for field, index in columns.items()}
         lms_id = fields["lms_id"]
         if lms_id in lms_seen:
