@@ -1566,6 +1566,7 @@ MUTANTS = [
     # -----------------------------------------------------------------------
     Mutant(
         name="tensor_mul_refuses_numbers",
+        diverged_once=True,
         kind="numbers",
         bug="Tensor.__mul__ accepts only Tensors: x * 2.0 raises ValueError",
         within="Tensor.__mul__",
@@ -1611,6 +1612,7 @@ MUTANTS = [
     ),
     Mutant(
         name="gradcheck_perturbs_inputs_in_place",
+        diverged_once=True,
         kind="in_place",
         bug="gradcheck works on the caller's own arrays (np.asarray) and nudges them in place, "
         "+eps then -2 eps then +eps, which rounding does not undo",
@@ -1629,6 +1631,7 @@ MUTANTS = [
     ),
     Mutant(
         name="tensor_relu_in_place",
+        diverged_once=True,
         kind="in_place",
         bug="Tensor.relu zeroes the negative entries of its input in place and returns a Tensor of them",
         within="Tensor.relu",
@@ -1642,6 +1645,7 @@ MUTANTS = [
     ),
     Mutant(
         name="tensor_sum_grad_aliases_data",
+        diverged_once=True,
         kind="data_for_grad",
         bug="Tensor.sum's backward hands its input a view of the output's data instead of its gradient",
         within="Tensor.sum",
@@ -1688,6 +1692,7 @@ MUTANTS = [
     ),
     Mutant(
         name="tensor_matmul_backward_raises",
+        diverged_once=True,
         kind="transpose",
         bug="Tensor.__matmul__'s backward forgets a transpose: matmul raises inside backward() for non-square operands",
         within="Tensor.__matmul__",
@@ -1706,6 +1711,7 @@ MUTANTS = [
     ),
     Mutant(
         name="value_pow_raises_value_error",
+        diverged_once=True,
         kind="raises",
         bug="Value ** Value raises ValueError where the handout asks for TypeError",
         within="Value.__pow__",
@@ -1717,6 +1723,7 @@ MUTANTS = [
     ),
     Mutant(
         name="tensor_sum_forgets_return",
+        diverged_once=True,
         kind="missing_return",
         bug="Tensor.sum builds its result but does not return it",
         within="Tensor.sum",
