@@ -41,6 +41,7 @@ help:
 	@echo "make dev                              the developers' tools in .venv (ruff, pytest-xdist), the sandbox and Chromium"
 	@echo "make lint | format | starters         ruff checks, ruff formatting, regenerate starters from references"
 	@echo "make graphs                           regenerate the random graphs a correct engine is checked on (after changing Hypothesis or the graphs)"
+	@echo "make gradients                        regenerate the expected gradients the labs' tests check against (after changing grader/testing or a lab's tests)"
 	@echo "make bench [TORCH=]                   the benchmark suite (bench/results.json), PyTorch included unless TORCH="
 	@echo "make batch LAB=ch06 SUBMISSIONS=DIR OUT=DIR [JOBS=N] [RESUME=1] [SHARD=I/N] [ONLY='id ...']   grade a class"
 # end of instructor only
@@ -130,6 +131,9 @@ starters: venv
 
 graphs: venv
 	$(BIN)/grader graphs
+
+gradients: venv
+	$(BIN)/grader gradients
 
 # The benchmark suite (bench/): figures as ratios measured in one run. It installs PyTorch (TORCH), the
 # engine suite's yardstick, never a dependency of the kit: the kit's VMs hold a CPU build of this

@@ -264,6 +264,17 @@ def test_edition_readme_commands_work(student_edition):
     assert checked.returncode == 0 and "verified:" in checked.stdout, checked.stdout + checked.stderr
 
 
+def test_the_edition_uses_the_shipped_gradients(student_edition):
+    """Its sources are the kit's (the edition leaves out only files the fingerprint leaves out): a student's
+    `make lab` looks the expected gradients up instead of computing them."""
+    root, files = student_edition
+    assert "grader/testing/expected_gradients.json" in files
+    code = "from grader.testing import expected_gradients as e; print(e.fingerprint())"
+    ran = subprocess.run([root / ".venv/bin/python", "-c", code], capture_output=True, text=True, env=clean_env())
+    shipped = json.loads((root / "grader/testing/expected_gradients.json").read_text(encoding="utf-8"))
+    assert ran.stdout.strip() == shipped["fingerprint"], ran.stderr
+
+
 def test_edition_says_the_reference_is_absent(student_edition):
     root, _ = student_edition
     result = make(root, "lab", "CH=06", "IMPL=ref")

@@ -21,6 +21,7 @@ class _LazyGroup(click.Group):
         "run": "run:run",
         "starter": "run:make_starter",
         "graphs": "run:make_graphs",
+        "gradients": "run:make_gradients",
         "batch": "batch:batch_command",
         "merge": "batch:merge_command",
         "report": "report:report_command",

@@ -1,5 +1,6 @@
-"""``grader run``, ``grader list``, ``grader starter`` and ``grader graphs``: grade one lab, show the labs,
-generate starters and the random graphs the labs' tests check a correct engine on.
+"""``grader run``, ``grader list``, ``grader starter``, ``grader graphs`` and ``grader gradients``: grade
+one lab, show the labs, generate starters, the random graphs the labs' tests check a correct engine on and
+the expected gradients they check it against.
 
 Exit status: 0 when every test passed, 1 when points were lost, 2 for a usage or
 infrastructure error (unknown lab, missing file), with a one-line message.
@@ -7,13 +8,17 @@ infrastructure error (unknown lab, missing file), with a one-line message.
 
 from __future__ import annotations
 
+import os
 import sys
+import tempfile
+from pathlib import Path
 
 import click
 
 from grader import labs, report
 from grader.cli.options import UsageProblem, chosen_implementation, lab_named, output_file, with_limits
 from grader.grading import grade, runner
+from grader.implementation import Implementation
 from grader.kit import starters
 from grader.report import live, table
 from grader.verdicts import NO_REFERENCE
@@ -145,3 +150,49 @@ def make_graphs(check):
         )
     drawn_graphs.PATH.write_text(text, encoding="utf-8")
     click.echo(f"wrote {where}")
+
+
+def _recorded_gradients(lab: labs.Lab, folder: Path, *, hidden: bool) -> dict[str, dict]:
+    """The oracle's answers for ``lab``'s reference, computed afresh: its visible tests', or its hidden ones'."""
+    from grader.testing import expected_gradients
+
+    records = folder / f"{lab.id}-{'hidden' if hidden else 'visible'}.jsonl"
+    records.touch()
+    os.environ[expected_gradients.RECORD_ENV] = str(records)  # the pytest process inherits it
+    try:
+        run = runner.run_tests(lab if hidden else lab.visible_only(), Implementation.parse("ref", lab))
+    finally:
+        del os.environ[expected_gradients.RECORD_ENV]
+    lost = [r.id for r in run.results if r.outcome != "passed"]
+    if lost:
+        raise click.ClickException(f"the reference of {lab.id} fails {', '.join(lost)}: fix it first")
+    return expected_gradients.read_records(records, hidden=hidden)
+
+
+@click.command("gradients")
+@click.option("--check", is_flag=True, help="Fail if the shipped gradients are not what the oracle computes now.")
+def make_gradients(check):
+    """Write grader/testing/expected_gradients.json and each lab's hidden/expected_gradients.json: the
+    oracle's expected gradients for every lab's visible and hidden tests, computed on the reference (or
+    --check that they are current). Run it after changing grader/testing or a lab's tests or helpers."""
+    from grader.testing import expected_gradients
+
+    texts, visible = {}, {}
+    with tempfile.TemporaryDirectory(prefix="labkit-gradients-") as folder:
+        for lab in labs.discover().values():
+            visible |= _recorded_gradients(lab, Path(folder), hidden=False)
+            if lab.hidden_tests:
+                hidden = _recorded_gradients(lab, Path(folder), hidden=True)
+                texts[expected_gradients.table(lab.id)] = expected_gradients.document(hidden, lab.id)
+    texts[expected_gradients.table()] = expected_gradients.document(visible)
+    stale = []
+    for path, text in sorted(texts.items()):
+        where = path.relative_to(labs.KIT_ROOT)
+        said = expected_gradients.differences(path.read_text(encoding="utf-8") if path.exists() else "", text)
+        if said and check:
+            stale.append(f"{where}: {'; '.join(said)}")
+        elif said:
+            path.write_text(text, encoding="utf-8")
+            click.echo(f"wrote {where}")
+    if stale:
+        raise click.ClickException(f"not current: {' / '.join(stale)} (run `grader gradients`, then `grader manifest`)")
