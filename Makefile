@@ -134,6 +134,7 @@ graphs: venv
 
 gradients: venv
 	$(BIN)/grader gradients
+	$(BIN)/grader manifest
 
 # The benchmark suite (bench/): figures as ratios measured in one run. It installs PyTorch (TORCH), the
 # engine suite's yardstick, never a dependency of the kit: the kit's VMs hold a CPU build of this

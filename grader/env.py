@@ -18,6 +18,8 @@ TIMED_OUT_ENV = "LABKIT_TIMED_OUT"  # set: a test of this submission timed out i
 TASK_ENV = "LABKIT_TASK"  # the one task a run grades (`grader run --task`); the others' tests are deselected
 # Not a run's order: set by `make bench` for every process it starts (grader.wall.profile).
 WALL_PROFILE_ENV = "LABKIT_WALL_PROFILE"  # a file each wall session appends where its time went to
+# Not a run's order: set by `grader gradients` (grader.testing.expected_gradients) for the runs it records.
+RECORD_GRADIENTS_ENV = "LABKIT_RECORD_GRADIENTS"  # a file each computed expected gradient is added to
 
 RUN_ENV = frozenset(
     {

@@ -29,6 +29,9 @@ INSTRUCTOR = "instructor"
 # Gradescope, collect + batch), never in the student edition, so never in a fork or a student's own run.
 HIDDEN = "hidden"
 TIERS = ("visible", "hidden")  # a test's tier: from test_lab.py, or from a hidden test file
+# The oracle's answers for a lab's tests, shipped (grader.testing.expected_gradients): a protected file
+# wherever it is, and one a fork adds is a finding (grader.kit.manifest).
+EXPECTED_GRADIENTS = "expected_gradients.json"
 
 
 def _in_lab_folder(relpath: str, folder: str) -> bool:

@@ -25,6 +25,7 @@ from grader.kit import starters
 from grader.labs import KIT_ROOT
 from grader.platforms import gradescope
 from grader.report.exports import GRADESCOPE_VISIBILITY
+from grader.testing import expected_gradients
 from tests import instructor
 from tests.handmade import report as handmade_report
 from tests.handmade import test_row
@@ -123,6 +124,18 @@ def test_the_package_knows_one_lab_and_verifies_its_own_files(package, tmp_path)
     assert verified.returncode == 0 and verified.stdout.startswith("verified: every protected file is as shipped")
     readme = (source / "labkit" / "README.md").read_text()
     assert readme.startswith(f"# labkit: the Gradescope autograder for lab {LAB}\n") and "its hidden tests" in readme
+
+
+def test_the_package_uses_the_lab_s_shipped_gradients(package, tmp_path):
+    """Its sources are the lab's own in the kit (each lab's answers fingerprint that lab alone): the package
+    looks the expected gradients of the visible and the hidden tests up instead of computing them."""
+    _, source = package
+    env = {**clean_env(), "PYTHONPATH": str(source / "labkit")}
+    for tier in labs.TIERS:
+        code = f"from grader.testing import expected_gradients as e; print(e.sources_fingerprint({LAB!r}, {tier!r}))"
+        ran = subprocess.run([sys.executable, "-c", code], env=env, cwd=tmp_path, capture_output=True, text=True)
+        table = source / "labkit" / expected_gradients.table(LAB, tier).relative_to(labs.KIT_ROOT)
+        assert ran.stdout.strip() == json.loads(table.read_text(encoding="utf-8"))["sources"], (tier, ran.stderr)
 
 
 def test_the_package_has_what_installing_it_needs(package, tmp_path):

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from grader import labs
 from grader.cli import integrity as cli_integrity
 from grader.cli import main
 from grader.kit import edition, manifest
@@ -82,6 +83,20 @@ TAMPERING = {
     "grader file changed": (lambda r: append(r, "grader/grading/runner.py"), "changed: grader/grading/runner.py"),
     "file added to the grader": (lambda r: write(r, "grader/data.txt"), "added: grader/data.txt"),
     "module added to a lab": (lambda r: write(r, "labs/ch06/helpers.py"), "added: labs/ch06/helpers.py"),
+    # Answers a lab's tests would look up (grader.testing.expected_gradients): a review planted some in the
+    # student edition's labs/ch06/hidden/, and the fork's CI gave its bug the points.
+    "expected gradients planted": (
+        lambda r: write(r, "labs/ch06/expected_gradients.json", "{}"),
+        "added: labs/ch06/expected_gradients.json",
+    ),
+    "expected gradients changed": (
+        lambda r: append(r, "grader/testing/expected_gradients/ch06.json", " "),
+        "changed: grader/testing/expected_gradients/ch06.json",
+    ),
+    "hidden tests' expected gradients changed": (
+        lambda r: append(r, "labs/ch06/hidden/expected_gradients.json", " "),
+        "changed: labs/ch06/hidden/expected_gradients.json",
+    ),
     "test replaced by a symlink": (
         lambda r: link_to_a_copy(r, "labs/ch06/test_lab.py"),
         "changed: labs/ch06/test_lab.py",
@@ -268,11 +283,16 @@ def test_the_edition_uses_the_shipped_gradients(student_edition):
     """Its sources are the kit's (the edition leaves out only files the fingerprint leaves out): a student's
     `make lab` looks the expected gradients up instead of computing them."""
     root, files = student_edition
-    assert "grader/testing/expected_gradients.json" in files
-    code = "from grader.testing import expected_gradients as e; print(e.fingerprint())"
-    ran = subprocess.run([root / ".venv/bin/python", "-c", code], capture_output=True, text=True, env=clean_env())
-    shipped = json.loads((root / "grader/testing/expected_gradients.json").read_text(encoding="utf-8"))
-    assert ran.stdout.strip() == shipped["fingerprint"], ran.stderr
+    assert not [f for f in files if f.endswith("expected_gradients.json") and "/hidden/" in f]
+    for lab_id in labs.discover():
+        table = f"grader/testing/expected_gradients/{lab_id}.json"
+        assert table in files
+        code = (
+            f"from grader.testing import expected_gradients as e; print(e.sources_fingerprint({lab_id!r}, 'visible'))"
+        )
+        ran = subprocess.run([root / ".venv/bin/python", "-c", code], capture_output=True, text=True, env=clean_env())
+        shipped = json.loads((root / table).read_text(encoding="utf-8"))
+        assert ran.stdout.strip() == shipped["sources"], ran.stderr
 
 
 def test_edition_says_the_reference_is_absent(student_edition):

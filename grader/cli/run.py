@@ -17,6 +17,7 @@ import click
 
 from grader import labs, report
 from grader.cli.options import UsageProblem, chosen_implementation, lab_named, output_file, with_limits
+from grader.env import RECORD_GRADIENTS_ENV
 from grader.grading import grade, runner
 from grader.implementation import Implementation
 from grader.kit import starters
@@ -152,47 +153,47 @@ def make_graphs(check):
     click.echo(f"wrote {where}")
 
 
-def _recorded_gradients(lab: labs.Lab, folder: Path, *, hidden: bool) -> dict[str, dict]:
-    """The oracle's answers for ``lab``'s reference, computed afresh: its visible tests', or its hidden ones'."""
-    from grader.testing import expected_gradients
-
-    records = folder / f"{lab.id}-{'hidden' if hidden else 'visible'}.jsonl"
-    records.touch()
-    os.environ[expected_gradients.RECORD_ENV] = str(records)  # the pytest process inherits it
+def _recorded_gradients(lab: labs.Lab, records: Path) -> None:
+    """Grade ``lab``'s reference with every expected gradient computed afresh and added to ``records``: its
+    visible tests alone, then with its hidden tests (whose answers the visible ones did not compute first)."""
+    os.environ[RECORD_GRADIENTS_ENV] = str(records)  # the pytest processes inherit it
     try:
-        run = runner.run_tests(lab if hidden else lab.visible_only(), Implementation.parse("ref", lab))
+        for graded in (lab.visible_only(), lab) if lab.hidden_tests else (lab,):
+            run = runner.run_tests(graded, Implementation.parse("ref", lab))
+            lost = [r.id for r in run.results if r.outcome != "passed"]
+            if lost:
+                raise click.ClickException(f"the reference of {lab.id} fails {', '.join(lost)}: fix it first")
     finally:
-        del os.environ[expected_gradients.RECORD_ENV]
-    lost = [r.id for r in run.results if r.outcome != "passed"]
-    if lost:
-        raise click.ClickException(f"the reference of {lab.id} fails {', '.join(lost)}: fix it first")
-    return expected_gradients.read_records(records, hidden=hidden)
+        del os.environ[RECORD_GRADIENTS_ENV]
 
 
 @click.command("gradients")
 @click.option("--check", is_flag=True, help="Fail if the shipped gradients are not what the oracle computes now.")
 def make_gradients(check):
-    """Write grader/testing/expected_gradients.json and each lab's hidden/expected_gradients.json: the
-    oracle's expected gradients for every lab's visible and hidden tests, computed on the reference (or
-    --check that they are current). Run it after changing grader/testing or a lab's tests or helpers."""
+    """Write each lab's expected gradients (grader/testing/expected_gradients/<id>.json, and its hidden tests'
+    in labs/<id>/hidden/): the oracle's answers for its tests, computed on the reference (or --check that they
+    are current). Run it after changing grader/testing or a lab's tests or helpers, then `grader manifest`."""
     from grader.testing import expected_gradients
 
-    texts, visible = {}, {}
+    texts = {}
     with tempfile.TemporaryDirectory(prefix="labkit-gradients-") as folder:
         for lab in labs.discover().values():
-            visible |= _recorded_gradients(lab, Path(folder), hidden=False)
-            if lab.hidden_tests:
-                hidden = _recorded_gradients(lab, Path(folder), hidden=True)
-                texts[expected_gradients.table(lab.id)] = expected_gradients.document(hidden, lab.id)
-    texts[expected_gradients.table()] = expected_gradients.document(visible)
+            records = Path(folder) / f"{lab.id}.jsonl"
+            records.touch()
+            _recorded_gradients(lab, records)
+            for tier in ("visible", "hidden") if lab.hidden_tests else ("visible",):
+                answers = expected_gradients.read_records(records, lab.id, tier)
+                texts[expected_gradients.table(lab.id, tier)] = expected_gradients.document(answers, lab.id, tier)
     stale = []
     for path, text in sorted(texts.items()):
         where = path.relative_to(labs.KIT_ROOT)
-        said = expected_gradients.differences(path.read_text(encoding="utf-8") if path.exists() else "", text)
-        if said and check:
+        said, note = expected_gradients.differences(path.read_text(encoding="utf-8") if path.exists() else "", text)
+        if note:
+            click.echo(f"{where}: {note}", err=True)
+        elif said and check:
             stale.append(f"{where}: {'; '.join(said)}")
         elif said:
-            path.write_text(text, encoding="utf-8")
+            expected_gradients.write(path, text)
             click.echo(f"wrote {where}")
     if stale:
         raise click.ClickException(f"not current: {' / '.join(stale)} (run `grader gradients`, then `grader manifest`)")

@@ -30,7 +30,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from grader.labs import KIT_ROOT, is_instructor_file
+from grader.labs import EXPECTED_GRADIENTS, KIT_ROOT, is_instructor_file
 
 SCHEMA = "labkit.manifest/1"
 MANIFEST_RELPATH = "grader/MANIFEST.json"  # inside grader/, so it cannot list its own hash
@@ -114,7 +114,7 @@ def is_protected(relpath: str) -> bool:
             return False
         # The lab's tests, metadata, package files and helpers; not the starter, handouts or notes.
         is_lab_code = path.suffix == ".py" and not (len(parts) == 3 and path.name == "starter.py")
-        return is_lab_code or (len(parts) == 3 and path.name == "lab.toml")
+        return is_lab_code or (len(parts) == 3 and path.name == "lab.toml") or path.name == EXPECTED_GRADIENTS
     if parts[0] in ("grader", ".ci"):
         return True
     if parts[:2] == (".github", "workflows"):
@@ -126,6 +126,8 @@ def _changes_how_tests_run(root: Path, relpath: str) -> bool:
     """Whether an added file at ``relpath`` would change how the tests run or what Python imports."""
     path = PurePosixPath(relpath)
     if path.name in BEHAVIOUR_FILES or path.suffix == ".pth":
+        return True
+    if path.parts[0] == "labs" and path.name == EXPECTED_GRADIENTS:  # answers a lab's tests would look up
         return True
     if path.name in PYTEST_SECTION:
         file = root / relpath

@@ -1,25 +1,27 @@
-"""The gradients a correct engine is checked against, as the oracle computes them: shipped in
-``expected_gradients.json``.
+"""The gradients a correct engine is checked against, as the oracle computes them: shipped with the kit.
 
 The checker's expected gradients are central differences on the kit's spec (grader.testing.numeric),
 remembered for the rest of a pytest process (grader.testing.memo). They are the same in every process:
 a fresh `grader run` of ch06's reference computed 256 of them, 0.18 s on the kit's VM, 149 of them for
 the lab's own functions (102 in its visible tests, 47 in its hidden ones). So the kit ships those,
-computed by `grader gradients` from every lab's tests on its reference, and a process looks an answer
-up here before it computes one: the visible tests' answers in ``expected_gradients.json`` beside this
-module, a lab's hidden tests' in its hidden/ folder (with the tests themselves: the student edition,
-which has none, leaves them out).
+computed by `grader gradients` from every lab's tests on its reference, one file per lab and tier: a
+lab's visible tests' answers in ``grader/testing/expected_gradients/<id>.json`` (a protected file of the
+student edition), its hidden tests' in ``labs/<id>/hidden/expected_gradients.json`` (left out of the
+student edition with the tests). A process looks an answer up before it computes one, in the file of the
+running test's lab and tier only; a hidden tests' file only for a test file the lab's lab.toml (itself
+protected) declares hidden, so a fork cannot add answers its tests would use.
 
-An answer is filed under a digest of the computation's portable name: a function by its file (relative
-to the kit), qualified name, first line and bytecode, and by what it closes over; numbers, strings and
-arrays by value. A computation holding anything else (an object memo names by identity) is not filed:
-it is computed. The file records a fingerprint of the sources a computation can read (grader/testing and
-every lab's own modules, not its starter, hidden tests or instructor folder) and the Python version
-(bytecode differs between versions); where either differs the file is not used, and `grader gradients
---check` (run by the kit's tests) fails until `grader gradients` writes it again; a hidden tests' file
-fingerprints that lab's hidden tests too. The visible tests' file is one of the grader's protected files
-(a fork that changes it fails `grader verify`). A file that is not this module's schema, or an entry that
-is not a finite float64 answer, is not used.
+An answer is filed under a digest of the computation's portable name: a function of the kit's own sources
+(grader/testing, a lab's files) by its file, qualified name, first line, signature and bytecode, and by
+what it closes over; numbers, strings and arrays by value. A computation holding anything else (an object
+memo names by identity, a function of an installed package) is not filed: it is computed. A file records
+what its answers depend on besides: a fingerprint of the sources (grader/testing, labs/__init__.py and
+the lab's own files, its starter and instructor folder aside, its hidden tests for the hidden tier), the
+Python version (bytecode differs between versions), and a sample of what numpy's seeded generators draw
+(the tests' weights are drawn from seeds, and numpy keeps a seed's stream only within one version's
+build). A file is used only where all three hold. `grader gradients --check` (run by the kit's tests)
+fails when the sources changed since it was written, and on this Python and numpy when its answers are
+not the oracle's now; an entry that is not a finite float64 answer is never used.
 """
 
 from __future__ import annotations
@@ -35,62 +37,94 @@ from pathlib import Path
 
 import numpy as np
 
-from grader import labs
+from grader import atomic, labs
+from grader.env import RECORD_GRADIENTS_ENV
 
-SCHEMA = "labkit.expected-gradients/1"
-NAME = "expected_gradients.json"
-PATH = Path(__file__).with_name(NAME)  # the visible tests' answers; a lab's hidden ones in its hidden/ folder
-RECORD_ENV = "LABKIT_RECORD_GRADIENTS"  # set by `grader gradients`: the file each computed answer is added to
+SCHEMA = "labkit.expected-gradients/2"
+NAME = labs.EXPECTED_GRADIENTS
+FOLDER = Path(__file__).with_name("expected_gradients")  # the visible tests' answers, <lab id>.json
 MAX_DEPTH = 6  # functions inside functions a name follows (as grader.testing.memo)
+TIERS = labs.TIERS  # visible, hidden
 
 
 class _Unfiled(Exception):
     """The computation holds something without a portable name."""
 
 
-def _fingerprinted_files() -> list[Path]:
-    """The sources an answer can depend on: the testing package, every lab's own modules."""
-    files = sorted(Path(__file__).parent.glob("*.py"))
-    for path in sorted((labs.KIT_ROOT / "labs").rglob("*.py")):
-        relpath = path.relative_to(labs.KIT_ROOT).as_posix()
-        is_starter = len(path.relative_to(labs.KIT_ROOT).parts) == 3 and path.name == "starter.py"
-        if not (is_starter or labs.is_hidden_file(relpath) or labs.is_instructor_file(relpath)):
+def _relpath(path: Path) -> str:
+    return path.relative_to(labs.KIT_ROOT).as_posix()
+
+
+def _is_source(relpath: str) -> bool:
+    """Whether a function of this file may be filed: the kit's testing package or a lab's own files."""
+    parts = relpath.split("/")
+    if parts[:2] == ["grader", "testing"] and len(parts) == 3:
+        return relpath.endswith(".py")
+    is_starter = len(parts) == 3 and parts[2] == "starter.py"
+    return parts[0] == "labs" and relpath.endswith(".py") and not is_starter and not labs.is_instructor_file(relpath)
+
+
+def _sources(lab_id: str, tier: str) -> list[Path]:
+    """The files a lab's answers of ``tier`` can depend on."""
+    folder = labs.KIT_ROOT / "labs" / lab_id
+    files = sorted(Path(__file__).parent.glob("*.py")) + [labs.KIT_ROOT / "labs" / "__init__.py"]
+    for path in sorted(folder.rglob("*.py")):
+        relpath = _relpath(path)
+        if _is_source(relpath) and (tier == "hidden" or not labs.is_hidden_file(relpath)):
             files.append(path)
-    return files
-
-
-def _hidden_folder(lab_id: str) -> Path:
-    return labs.KIT_ROOT / "labs" / lab_id / labs.HIDDEN
-
-
-def table(lab_id: str | None = None) -> Path:
-    """The file of the visible tests' answers, or of lab ``lab_id``'s hidden tests' (in the folder the
-    student edition leaves out with them)."""
-    return PATH if lab_id is None else _hidden_folder(lab_id) / NAME
+    return [path for path in files if path.is_file()]
 
 
 @functools.cache
-def fingerprint(lab_id: str | None = None) -> str:
-    """The sources' fingerprint, for the visible tests' file or for lab ``lab_id``'s hidden tests' file."""
-    files = _fingerprinted_files()
-    if lab_id is not None:
-        files += sorted(_hidden_folder(lab_id).rglob("*.py"))
-    digest = hashlib.sha256(f"python {sys.version_info[0]}.{sys.version_info[1]}\n".encode())
-    for path in files:
-        digest.update(path.relative_to(labs.KIT_ROOT).as_posix().encode() + b"\0")
-        digest.update(hashlib.sha256(path.read_bytes()).digest())
+def sources_fingerprint(lab_id: str, tier: str) -> str:
+    digest = hashlib.sha256()
+    for path in _sources(lab_id, tier):
+        digest.update(_relpath(path).encode() + b"\0" + hashlib.sha256(path.read_bytes()).digest())
     return digest.hexdigest()
+
+
+def python_version() -> str:
+    return f"{sys.version_info[0]}.{sys.version_info[1]}"
+
+
+@functools.cache
+def numpy_streams() -> str:
+    """What numpy's seeded generators draw, as the labs' tests draw (normal, standard_normal, uniform)."""
+    digest = hashlib.sha256()
+    for seed in range(10):
+        rng = np.random.default_rng(seed)
+        for draw in (rng.normal(size=4), rng.standard_normal(4), rng.uniform(0.5, 2.0, size=4)):
+            digest.update(np.asarray(draw, dtype=np.float64).tobytes())
+    return digest.hexdigest()
+
+
+def table(lab_id: str, tier: str = "visible") -> Path:
+    """The file of lab ``lab_id``'s answers for its tests of ``tier``."""
+    return FOLDER / f"{lab_id}.json" if tier == "visible" else labs.KIT_ROOT / "labs" / lab_id / labs.HIDDEN / NAME
+
+
+def running_test() -> tuple[str, str] | None:
+    """The lab and tier of the test running now (pytest names it in the environment), or None."""
+    relpath = os.environ.get("PYTEST_CURRENT_TEST", "").split("::")[0]
+    parts = relpath.split("/")
+    if len(parts) < 3 or parts[0] != "labs":
+        return None
+    return parts[1], ("hidden" if labs.is_hidden_file(relpath) else "visible")
+
+
+def _declares_hidden(lab_id: str, relpath: str) -> bool:
+    try:
+        lab = labs.get(lab_id)
+    except labs.LabError:
+        return False
+    return any(_relpath(lab.folder / declared) == relpath for declared in lab.hidden_tests)
 
 
 def _code(code: types.CodeType) -> list:
     consts = [_code(c) if type(c) is types.CodeType else repr(c) for c in code.co_consts]
-    return [
-        getattr(code, "co_qualname", code.co_name),
-        code.co_firstlineno,
-        code.co_code.hex(),
-        list(code.co_names),
-        consts,
-    ]
+    signature = [code.co_argcount, code.co_posonlyargcount, code.co_kwonlyargcount, code.co_flags]
+    qualname = getattr(code, "co_qualname", code.co_name)
+    return [qualname, code.co_firstlineno, signature, code.co_code.hex(), list(code.co_names), consts]
 
 
 def _portable(x, depth: int):
@@ -100,9 +134,12 @@ def _portable(x, depth: int):
     if kind is float:
         return ["float", x.hex()]
     if isinstance(x, np.generic) and not isinstance(x, np.object_):
-        return [kind.__name__, _portable(x.item(), depth)]
+        item = x.item()
+        if isinstance(item, np.generic):  # a longdouble, say: no plain Python value to name it by
+            raise _Unfiled
+        return [kind.__name__, _portable(item, depth)]
     if kind is np.ndarray:
-        if x.dtype.hasobject:
+        if x.dtype.hasobject or x.dtype.names is not None:  # structured dtypes of one size share a dtype.str
             raise _Unfiled
         return ["ndarray", list(x.shape), x.dtype.str, hashlib.sha256(np.ascontiguousarray(x).tobytes()).hexdigest()]
     if kind in (tuple, list):
@@ -111,10 +148,12 @@ def _portable(x, depth: int):
         if depth == 0:
             raise _Unfiled
         try:
-            where = Path(x.__code__.co_filename).resolve().relative_to(labs.KIT_ROOT).as_posix()
+            where = _relpath(Path(x.__code__.co_filename).resolve())
             cells = [_portable(cell.cell_contents, depth - 1) for cell in x.__closure__ or ()]
         except ValueError:  # a function from outside the kit, or a cell not filled yet
             raise _Unfiled from None
+        if not _is_source(where):  # an installed package's (the .venv is inside the kit), a kit test's
+            raise _Unfiled
         defaults = _portable(x.__defaults__, depth - 1)
         keywords = _portable(sorted((x.__kwdefaults__ or {}).items()), depth - 1)
         return ["function", where, _code(x.__code__), cells, defaults, keywords]
@@ -155,70 +194,87 @@ def _decoded(entry):
     return None
 
 
-def _answers(path: Path, lab_id: str | None) -> dict:
+def _answers(lab_id: str, tier: str) -> dict:
+    """The answers of ``table(lab_id, tier)``, if it was written for these sources, this Python and numpy."""
     try:
-        document = json.loads(path.read_text(encoding="utf-8"))
+        document = json.loads(table(lab_id, tier).read_text(encoding="utf-8"))
     except (OSError, ValueError):  # not shipped (a partial copy of the kit): computed as before
         return {}
     if type(document) is not dict or document.get("schema") != SCHEMA:
         return {}
-    if document.get("fingerprint") != fingerprint(lab_id):
+    wanted = (sources_fingerprint(lab_id, tier), python_version(), numpy_streams())
+    if (document.get("sources"), document.get("python"), document.get("numpy_streams")) != wanted:
         return {}
     answers = document.get("answers")
     return answers if type(answers) is dict else {}
 
 
 @functools.cache
-def _shipped() -> dict:
-    if os.environ.get(RECORD_ENV):  # recording: every answer computed afresh
+def _shipped(lab_id: str, tier: str) -> dict:
+    if os.environ.get(RECORD_GRADIENTS_ENV):  # recording: every answer computed afresh
         return {}
-    answers = dict(_answers(PATH, None))
-    for folder in sorted((labs.KIT_ROOT / "labs").glob(f"*/{labs.HIDDEN}")):
-        answers.update(_answers(folder / NAME, folder.parent.name))
-    return answers
+    return _answers(lab_id, tier)
 
 
 def forget() -> None:
-    """Read the file again at the next lookup (after it was written, or moved for a test)."""
-    _shipped.cache_clear()
-    fingerprint.cache_clear()
+    """Read the files again at the next lookup (after they were written, or moved for a test)."""
+    for cached in (_shipped, sources_fingerprint, numpy_streams):
+        cached.cache_clear()
 
 
 def shipped(parts: tuple):
-    """The shipped answer of the computation named by ``parts``, or None."""
-    answers = _shipped()
-    if not answers:
+    """The shipped answer of the computation named by ``parts`` for the running test, or None."""
+    running = running_test()
+    if running is None:
+        return None
+    lab_id, tier = running
+    if tier == "hidden" and not _declares_hidden(lab_id, os.environ["PYTEST_CURRENT_TEST"].split("::")[0]):
+        return None
+    tables = [_shipped(lab_id, tier)] + ([_shipped(lab_id, "visible")] if tier == "hidden" else [])
+    if not any(tables):
         return None
     key = digest(parts)
-    entry = answers.get(key) if key is not None else None
-    return _decoded(entry) if type(entry) is dict else None
+    for answers in tables:
+        entry = answers.get(key) if key is not None else None
+        if type(entry) is dict:
+            return _decoded(entry)
+    return None
 
 
 def record(parts: tuple, answer) -> None:
-    """Under `grader gradients`, add a computed answer to the file it is recording into."""
-    path = os.environ.get(RECORD_ENV)
-    if not path:
+    """Under `grader gradients`, add a computed answer to the file it is recording into, with its test's
+    lab and tier."""
+    path = os.environ.get(RECORD_GRADIENTS_ENV)
+    running = running_test()
+    if not path or running is None:
         return
     key, entry = digest(parts), encoded(answer)
     if key is not None and entry is not None:
-        test = os.environ.get("PYTEST_CURRENT_TEST", "").split("::")[0]  # the file of the test computing it
         with open(path, "a", encoding="utf-8") as out:
-            out.write(json.dumps({"key": key, "answer": entry, "hidden": labs.is_hidden_file(test)}) + "\n")
+            out.write(json.dumps({"key": key, "answer": entry, "lab": running[0], "tier": running[1]}) + "\n")
 
 
-def read_records(path: Path, *, hidden: bool) -> dict[str, dict]:
-    """The answers a recording wrote for visible tests, or for hidden ones, by key."""
+def read_records(path: Path, lab_id: str, tier: str) -> dict[str, dict]:
+    """The answers a recording wrote for lab ``lab_id``'s tests of ``tier``, by key."""
     answers = {}
     for line in path.read_text(encoding="utf-8").splitlines():
         entry = json.loads(line)
-        if entry["hidden"] == hidden:
+        if (entry["lab"], entry["tier"]) == (lab_id, tier):
             answers[entry["key"]] = entry["answer"]
     return answers
 
 
-def document(answers: dict[str, dict], lab_id: str | None = None) -> str:
-    """The text of the file of ``answers`` (by key): the visible tests', or lab ``lab_id``'s hidden tests'."""
-    lines = [f'{{"schema": "{SCHEMA}", "fingerprint": "{fingerprint(lab_id)}", "answers": {{']
+def document(answers: dict[str, dict], lab_id: str, tier: str) -> str:
+    """The text of the file of lab ``lab_id``'s ``answers`` (by key) for its tests of ``tier``."""
+    head = {
+        "schema": SCHEMA,
+        "lab": lab_id,
+        "tier": tier,
+        "sources": sources_fingerprint(lab_id, tier),
+        "python": python_version(),
+        "numpy_streams": numpy_streams(),
+    }
+    lines = [json.dumps(head)[:-1] + ', "answers": {']
     items = sorted(answers.items())
     lines += [
         f"  {json.dumps(k)}: {json.dumps(v)}{',' if i < len(items) - 1 else ''}" for i, (k, v) in enumerate(items)
@@ -227,18 +283,28 @@ def document(answers: dict[str, dict], lab_id: str | None = None) -> str:
     return "\n".join(lines) + "\n"
 
 
-def differences(current: str, wanted: str, rtol: float = 1e-7) -> list[str]:
-    """How the file's text ``current`` differs from ``wanted``: its fingerprint, answers missing or extra,
-    answers not equal (to ``rtol``: another machine's BLAS may differ in the last bits)."""
+def write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic.write_text(path, text)
+    path.chmod(0o644)  # a kit file like the others (the atomic write makes it its owner's only)
+
+
+def differences(current: str, wanted: str, rtol: float = 1e-7) -> tuple[list[str], str]:
+    """How the file's text ``current`` differs from ``wanted`` (what `grader gradients` writes now): what
+    makes it stale, and a note when its answers cannot be compared here (another Python or numpy, whose
+    processes do not use it). Answers are compared to ``rtol``: another machine's BLAS may differ in the
+    last bits."""
     try:
         have, want = json.loads(current), json.loads(wanted)
     except ValueError:
-        return ["it is not JSON"]
-    if type(have) is not dict:
-        return ["it is not a file of expected gradients"]
+        return ["it is missing or not JSON"], ""
+    if type(have) is not dict or have.get("schema") != want["schema"]:
+        return ["it is not a file of expected gradients of this kit"], ""
+    if have.get("sources") != want["sources"]:
+        return ["the sources changed since it was written"], ""
+    if (have.get("python"), have.get("numpy_streams")) != (want["python"], want["numpy_streams"]):
+        return [], f"written under Python {have.get('python')} and another numpy's streams: not used here"
     said = []
-    if have.get("schema") != want["schema"] or have.get("fingerprint") != want["fingerprint"]:
-        said.append("its fingerprint is not the sources' (they changed since it was written)")
     old, new = have.get("answers") or {}, want["answers"]
     if set(old) != set(new):
         said.append(f"{len(set(new) - set(old))} answers missing, {len(set(old) - set(new))} not computed now")
@@ -249,4 +315,4 @@ def differences(current: str, wanted: str, rtol: float = 1e-7) -> list[str]:
             unequal += 1
     if unequal:
         said.append(f"{unequal} answers differ from the oracle's now")
-    return said
+    return said, ""

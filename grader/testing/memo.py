@@ -4,8 +4,8 @@ The checker computes each expected gradient by central differences on the kit's 
 (grader.testing.numeric): two runs of the computation for every number of the input, about a
 seventh of an honest ch06 student's time in-process. A batch's session makes the same checks on the
 same inputs for every submission it grades, so only its first submission pays for them; and a
-fresh process looks its visible tests' answers up in the file the kit ships
-(grader.testing.expected_gradients) before it computes one.
+fresh process looks its tests' answers up in the files the kit ships (grader.testing.expected_gradients)
+before it computes one.
 
 An answer is remembered under a name for the computation and its inputs. A function is named by
 its code, its file and its module's globals (the same dictionary, whose values are put back before
@@ -88,9 +88,12 @@ def _name(x, depth: int):
     if kind is float:
         return (float, x.hex())  # -0.0 is not 0.0
     if isinstance(x, np.generic) and not isinstance(x, np.object_):
-        return (kind, _name(x.item(), depth))
+        item = x.item()
+        if isinstance(item, np.generic):  # a longdouble, say: no plain Python value to name it by
+            raise _Unnamed
+        return (kind, _name(item, depth))
     if kind is np.ndarray:
-        if x.dtype.hasobject:
+        if x.dtype.hasobject or x.dtype.names is not None:  # structured dtypes of one size share a dtype.str
             raise _Unnamed
         return (np.ndarray, x.shape, x.dtype.str, x.tobytes())
     if kind in (tuple, list):
