@@ -38,20 +38,20 @@ COMPARED_EVERY = 3  # a third of the catalogue is graded in-process too
 MUTANT_LIMITS = {"test_seconds": 10, "call_seconds": 10, "cpu_seconds": 10}
 
 
-def _members(lab_id: str, index: int) -> list:
+def _catalogue(lab_id: str) -> list:
     try:
-        mutants = catalogue(lab_id)
+        return catalogue(lab_id)
     except MissingMaterial:  # test_catalogue_names_are_unique_and_tests_exist fails, saying what to write
-        mutants = []
-    return [m for i, m in enumerate(mutants) if i % CHUNKS == index]
+        return []
+
+
+def _members(lab_id: str, index: int) -> list:
+    return [m for i, m in enumerate(_catalogue(lab_id)) if i % CHUNKS == index]
 
 
 def _compared(lab_id: str) -> set[str]:
     """The mutants graded in both modes."""
-    try:
-        mutants = catalogue(lab_id)
-    except MissingMaterial:
-        return set()
+    mutants = _catalogue(lab_id)
     # Chunk c holds mutants c, c + CHUNKS, c + 2 * CHUNKS, ...: a third of each chunk, its 1st, 4th, 7th, ...
     return {m.name for i, m in enumerate(mutants) if (i // CHUNKS) % COMPARED_EVERY == 0 or m.diverged_once}
 

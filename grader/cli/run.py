@@ -181,7 +181,7 @@ def make_gradients(check):
             records = Path(folder) / f"{lab.id}.jsonl"
             records.touch()
             _recorded_gradients(lab, records)
-            for tier in ("visible", "hidden") if lab.hidden_tests else ("visible",):
+            for tier in labs.TIERS if lab.hidden_tests else ("visible",):
                 answers = expected_gradients.read_records(records, lab.id, tier)
                 texts[expected_gradients.table(lab.id, tier)] = expected_gradients.document(answers, lab.id, tier)
     stale = []

@@ -44,7 +44,6 @@ SCHEMA = "labkit.expected-gradients/2"
 NAME = labs.EXPECTED_GRADIENTS
 FOLDER = Path(__file__).with_name("expected_gradients")  # the visible tests' answers, <lab id>.json
 MAX_DEPTH = 6  # functions inside functions a name follows (as grader.testing.memo)
-TIERS = labs.TIERS  # visible, hidden
 
 
 class _Unfiled(Exception):
@@ -103,9 +102,14 @@ def table(lab_id: str, tier: str = "visible") -> Path:
     return FOLDER / f"{lab_id}.json" if tier == "visible" else labs.KIT_ROOT / "labs" / lab_id / labs.HIDDEN / NAME
 
 
+def _running_file() -> str:
+    """The file of the test running now, relative to the kit (pytest names it in the environment), or ""."""
+    return os.environ.get("PYTEST_CURRENT_TEST", "").split("::")[0]
+
+
 def running_test() -> tuple[str, str] | None:
-    """The lab and tier of the test running now (pytest names it in the environment), or None."""
-    relpath = os.environ.get("PYTEST_CURRENT_TEST", "").split("::")[0]
+    """The lab and tier of the test running now, or None."""
+    relpath = _running_file()
     parts = relpath.split("/")
     if len(parts) < 3 or parts[0] != "labs":
         return None
@@ -228,7 +232,7 @@ def shipped(parts: tuple):
     if running is None:
         return None
     lab_id, tier = running
-    if tier == "hidden" and not _declares_hidden(lab_id, os.environ["PYTEST_CURRENT_TEST"].split("::")[0]):
+    if tier == "hidden" and not _declares_hidden(lab_id, _running_file()):
         return None
     tables = [_shipped(lab_id, tier)] + ([_shipped(lab_id, "visible")] if tier == "hidden" else [])
     if not any(tables):
