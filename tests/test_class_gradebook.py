@@ -5,9 +5,10 @@ independently of the reference, a realistic bug, a file that does not parse, a f
 another lab, an untouched starter, two copies of one file that differ in their comments,
 a slow engine, one that crashes its worker, a file that is not UTF-8, two students whose
 ids once collided, and a fork whose `labs` folder is a link to a classmate's. It is graded
-as a folder of files, as a folder of forks and as a zip of forks, then in two shards and
-merged. Every way must give every student the same row; each graded student's report must
-equal their solo report test by test; every score below full must say why.
+as a folder of files, as a folder of forks and as a zip of forks (shards and their merge:
+tests/test_batch.py and tests/test_batch_shards.py). Every way must give every student the
+same row; each graded student's report must equal their solo report test by test; every
+score below full must say why.
 """
 
 from __future__ import annotations
@@ -131,7 +132,7 @@ def _rows(out: Path) -> list[dict]:
 
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory):
-    """The class graded in each layout, and in two shards of the first."""
+    """The class graded in each layout."""
     root = tmp_path_factory.mktemp("class")
     files, forks = _files_layout(root), _forks_layout(root)
     inputs = {"files": files, "forks": forks, "zip": _zip_layout(root, forks)}
@@ -140,10 +141,6 @@ def graded(tmp_path_factory):
         outs[layout] = root / f"out-{layout}"
         status, output = _batch(str(given), "--out", str(outs[layout]), "--jobs", "2")
         assert status == 0, output  # a batch that graded everyone it could exits 0, whatever the scores
-    for shard in ("1/2", "2/2"):
-        outs[shard] = root / f"out-shard-{shard[0]}"
-        status, output = _batch(str(files), "--out", str(outs[shard]), "--jobs", "1", "--shard", shard)
-        assert status == 0, output
     return root, inputs, outs
 
 
@@ -240,23 +237,6 @@ def _identical_groups(summary: dict) -> list[list[str]]:
 
     walk({k: v for k, v in summary.items() if "identical" in k or "same" in k})
     return found
-
-
-def test_two_shards_merge_into_the_gradebook_of_one_run(graded):
-    root, _, outs = graded
-    merged = root / "merged"
-    result = CliRunner().invoke(main, ["merge", str(outs["1/2"]), str(outs["2/2"]), "--lab", LAB, "--out", str(merged)])
-    assert result.exit_code in (0, 1), result.output
-    whole = {r["student"]: (r["status"], r["score"], r["reason"]) for r in _rows(outs["files"])}
-    assert {r["student"]: (r["status"], r["score"], r["reason"]) for r in _rows(merged)} == whole
-
-
-def test_a_merge_with_a_missing_shard_fails_and_writes_nothing(graded):
-    root, _, outs = graded
-    half = root / "half"
-    result = CliRunner().invoke(main, ["merge", str(outs["1/2"]), "--lab", LAB, "--out", str(half)])
-    assert result.exit_code == 1 and "shard 2/2 is missing" in result.output, result.output
-    assert not (half / "grades.csv").exists()
 
 
 def test_a_file_too_deep_for_the_parser_gets_one_verdict_from_every_command(tmp_path):

@@ -1,9 +1,11 @@
-"""Every realistic student bug in the catalogue loses points, and exactly the recorded tests catch it,
-behind the wall, as a batch job and a fork's CI grade it; and in-process, as `make lab` grades a student
-at home, for a third of the catalogue (a third of each chunk below, and each mutant that once gave
-different verdicts in the two modes): for those, test by test the same outcome in both modes. The whole
-catalogue in both modes was a fifth of `make test`'s time, which must stay under 10 minutes on 2 cores;
-the modes' agreement is the wall's property, which that third, the wall's own tests and the red team check.
+"""Every realistic student bug in the catalogue loses points, and exactly the recorded tests catch it:
+in-process, as `make lab` grades a student at home and `grader mutants` grades the hidden catalogues;
+and behind the wall, as a batch job and a fork's CI grade it, for a third of the catalogue (a third
+of each chunk below, and each mutant that once gave different verdicts in the two modes): for those,
+test by test the same outcome in both modes. The whole catalogue in both modes was a fifth of `make
+test`'s time, which must stay under 10 minutes on 2 cores; in-process is the cheaper mode (no round
+trips), and the modes' agreement is the wall's property, which that third, the wall's own tests, the
+student bugs (tests/test_student_bugs.py, graded behind the wall) and the red team check.
 
 The catalogue records what the visible tests (test_lab.py, which students have) catch, and what a
 student reads first: mutants are graded without the lab's hidden tests, whose strength
@@ -32,7 +34,7 @@ from tests.mutation import apply, catalogue, reference_source
 
 CHUNKS = 12  # per lab: short chunks pack well onto the xdist workers
 MODES = ("in-process", "worker")
-COMPARED_EVERY = 3  # a third of the catalogue is graded in-process too
+COMPARED_EVERY = 3  # a third of the catalogue is graded behind the wall too
 # The lab's own limits (10 s): with less, a slow bug (a graph that grows every step) could time
 # out in one mode and raise in the other on a loaded machine, and the verdicts must agree.
 MUTANT_LIMITS = {"test_seconds": 10, "call_seconds": 10, "cpu_seconds": 10}
@@ -58,7 +60,7 @@ def _compared(lab_id: str) -> set[str]:
 
 @functools.cache
 def _graded(lab_id: str, index: int, folder) -> dict:
-    """Each mutant of the chunk graded behind the wall, and the compared ones in-process too:
+    """Each mutant of the chunk graded in-process, and the compared ones behind the wall too:
     {mode: {mutant name: run}}."""
     members = _members(lab_id, index)
     folder.mkdir(parents=True, exist_ok=True)
@@ -75,7 +77,7 @@ def _graded(lab_id: str, index: int, folder) -> dict:
     compared = _compared(lab_id)
     graded = {}
     for isolation in MODES:
-        names = [name for name in impls if isolation == "worker" or name in compared]
+        names = [name for name in impls if isolation == "in-process" or name in compared]
         runs = runner.run_many(lab, [impls[name] for name in names], isolation=isolation, timeout=180) if names else []
         graded[isolation] = dict(zip(names, runs, strict=True))
     return graded
