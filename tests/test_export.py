@@ -177,6 +177,7 @@ def test_an_override_changes_the_grade_and_leaves_an_audit_line(out):
     assert line["format"] == "csv" and line["user"] == pwd.getpwuid(os.geteuid()).pw_name
     assert line["time"].endswith("+00:00") and line["output"] == str(out / "gradebook-csv.csv")
     assert len(line["roster_sha256"]) == 64 and len(line["overrides_sha256"]) == 64
+    assert line["inputs"] == "same"  # the class folder still holds the files graded
     adjusted = {a["student"]: a for a in line["adjusted"]}
     assert sorted(adjusted) == sorted([FORMULA, "zed"])
     assert adjusted[FORMULA]["late_penalty"] == pytest.approx(fixed * 0.2)
@@ -374,6 +375,50 @@ def test_an_unfinished_batch_is_not_exported(out, graded, monkeypatch):
         "... --resume)"
     ]
     assert sorted(p.name for p in out.iterdir()) == before  # no gradebook, no final grades, no audit line
+
+
+def test_grades_of_files_the_inputs_have_since_replaced_are_not_exported_unless_asked(tmp_path):
+    """A second download or collection into the class folder, and no batch since: the gradebook's grades are of
+    files the students have replaced. Refused, naming who and how to bring the batch up to date; exported as
+    graded with --allow-changed-inputs; a resume regrades what changed; inputs gone cannot be checked."""
+    folder, out = tmp_path / "class", tmp_path / "out"
+    folder.mkdir()
+    (folder / "ana.py").write_text(reference_source(LAB))
+    (folder / "bo.py").write_text("")  # invalid: not graded, so the class costs one grading
+    batch = ["batch", str(folder), "--lab", LAB, "--out", str(out), "--jobs", "1", "--similarity-threshold", "off"]
+    assert CliRunner().invoke(main, batch).exit_code == 0
+    (tmp_path / "roster.csv").write_text(
+        "Student ID,Full Name,LMS ID,Section\nana,Ana A,101,S1\nbo,Bo B,102,S1\ncy,Cy C,103,S1\n"
+    )
+
+    def audited() -> str:
+        return json.loads((out / "audit.jsonl").read_text().splitlines()[-1])["inputs"]
+
+    (folder / "bo.py").write_text("x = 1\n")  # a resubmission, then a new student
+    (folder / "cy.py").write_text("")
+    before = sorted(p.name for p in out.iterdir())
+    refused = _export(out, "--format", "csv")
+    assert refused.exit_code == 2
+    assert refused.output.splitlines() == [
+        f"grader: error: the inputs changed since {out} was graded (a new file or status for bo; new in the "
+        f"inputs: cy): grade again with `grader batch {folder} --lab {LAB} --out {out} --resume` (it regrades only "
+        "what changed), or export the grades as graded with --allow-changed-inputs"
+    ]
+    assert sorted(p.name for p in out.iterdir()) == before  # nothing written
+    allowed = _export(out, "--format", "csv", "--allow-changed-inputs")
+    assert allowed.exit_code == 0, allowed.output
+    assert "warning: the inputs changed since the batch (a new file or status for bo; new in" in allowed.output
+    assert audited() == "changed"
+    resumed = CliRunner().invoke(main, [*batch, "--resume"])
+    assert resumed.exit_code == 0 and "graded now 1, up to date 1" in resumed.output, resumed.output
+    current = _export(out, "--format", "csv")
+    assert current.exit_code == 0 and "warning" not in current.output and audited() == "same", current.output
+    folder.rename(tmp_path / "elsewhere")
+    gone = _export(out, "--format", "csv")
+    assert gone.exit_code == 0 and audited() == "unchecked", gone.output
+    assert f"warning: could not check that the inputs still hold the files graded: {folder} is no longer there" in (
+        gone.output
+    )
 
 
 # -- the late policy: pure ---------------------------------------------------------------------------------------

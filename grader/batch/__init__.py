@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grader import atomic, limits
-from grader.batch import feedback, outputs, shards, similarity
+from grader.batch import feedback, freshness, outputs, shards, similarity
 from grader.batch.inputs import Entry, InputError, discover
 from grader.batch.jobs import grade_entries
 from grader.batch.outputs import OutputError, Outputs
@@ -70,6 +70,7 @@ def run_batch(
         claimed.enter_context(outputs.writing(out_dir))  # once the inputs are read: a bad one leaves no folder
         if only:
             about, entries = shards.regrade(outputs.read_folder(out_dir)[0], entries, only, out.kit, out.limits)
+            about["inputs"] = freshness.recorded_inputs(inputs)  # read again: the roster's regraded entries
             held = shards.shard_of(about) or shards.WHOLE
             if shard is not None and shard != held:
                 raise RegradeError(f"{out_dir} holds shard {held}, not {shard}: regrade with --shard {held} or none")
@@ -79,7 +80,7 @@ def run_batch(
         else:
             shard = shard or shards.WHOLE
             # The whole roster, before anyone is graded: a shard killed at any time still says what it is.
-            about = shards.describe(lab.id, out.kit, shard, entries, out.limits)
+            about = shards.describe(lab.id, out.kit, shard, entries, out.limits, freshness.recorded_inputs(inputs))
             entries = shard.select(entries)
             out.open(resume=resume, about=about, students={e.student for e in entries}, forget_missing=forget_missing)
             out.forget_others({e.key for e in entries})

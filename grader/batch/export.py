@@ -11,12 +11,13 @@ import hashlib
 import json
 import os
 import pwd
+import shlex
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
 from grader import atomic
-from grader.batch import final_grades, gradebook, late, lms, outputs, overrides, roster, shards
+from grader.batch import final_grades, freshness, gradebook, late, lms, outputs, overrides, roster, shards
 
 AUDIT = "audit.jsonl"
 FINAL_GRADES = final_grades.FILE
@@ -39,6 +40,7 @@ class Request:
     submission_times: Path | None = None
     missing_as_zero: bool = False
     course: Path | None = None  # read by the caller (its late policy), named here so --output never replaces it
+    allow_changed_inputs: bool = False  # export the grades as graded though the inputs have changed since
 
 
 @dataclass
@@ -63,9 +65,9 @@ def _user() -> str:
         return f"uid {os.geteuid()}"
 
 
-def _batch(root: Path) -> tuple[str, dict[str, dict], dict[str, dict], str]:
-    """The batch folder's lab, its records (late work folded) by student, its reports by record key, and the
-    fingerprint of its grades (final_grades.grades_fingerprint)."""
+def _batch(root: Path) -> tuple[dict, dict[str, dict], dict[str, dict], str]:
+    """The batch folder's batch.json, its records (late work folded) by student, its reports by record key, and
+    the fingerprint of its grades (final_grades.grades_fingerprint)."""
     try:
         about, by_key = outputs.read_folder(root)
         # Only a whole class's finished gradebook: an unfinished batch, one shard or a partial merge would
@@ -85,7 +87,26 @@ def _batch(root: Path) -> tuple[str, dict[str, dict], dict[str, dict], str]:
     if not by_key:
         raise ExportError(f"{root} holds no student's record: grade the class with grader batch first")
     records = {r["student"]: r for r in gradebook.with_late_work(list(by_key.values()))}
-    return str(about.get("lab", "")), records, reports, final_grades.grades_fingerprint(list(by_key.values()))
+    return about, records, reports, final_grades.grades_fingerprint(list(by_key.values()))
+
+
+def _inputs_now(request: Request, about: dict) -> tuple[freshness.Freshness, list[str]]:
+    """Whether the batch's inputs still hold the files it graded, and the warnings to print; ExportError when they
+    do not, unless the request allows it: the grades would be of files the students have since replaced."""
+    found = freshness.check(about)
+    if found.state == freshness.SAME:
+        return found, []
+    if found.state == freshness.UNCHECKED:
+        return found, [f"could not check that the inputs still hold the files graded: {found.words}"]
+    if request.allow_changed_inputs:
+        return found, [
+            f"the inputs changed since the batch ({found.words}): exported as graded (--allow-changed-inputs)"
+        ]
+    again = shlex.join(["grader", "batch", *found.inputs, "--lab", str(about.get("lab")), "--out", str(request.out)])
+    raise ExportError(
+        f"the inputs changed since {request.out} was graded ({found.words}): grade again with `{again} --resume` "
+        "(it regrades only what changed), or export the grades as graded with --allow-changed-inputs"
+    )
 
 
 def _lms_lateness(request: Request, members: list[roster.Member]) -> dict[str, int]:
@@ -152,7 +173,9 @@ def _check_roster_for(format: str, members: list[roster.Member], name: str) -> N
 
 def prepare(request: Request, *, now: datetime | None = None) -> Prepared:
     """Everything the export writes, computed; ExportError on the first input that cannot be used."""
-    lab, records, reports, graded = _batch(request.out)
+    about, records, reports, graded = _batch(request.out)
+    lab = str(about.get("lab", ""))
+    inputs_now, warnings = _inputs_now(request, about)
     try:
         members = roster.read_class(request.roster)
     except roster.RosterError as exc:
@@ -210,8 +233,9 @@ def prepare(request: Request, *, now: datetime | None = None) -> Prepared:
         roster_sha256=_sha256(request.roster),
         overrides_sha256=_sha256(overrides_path) if overrides_path.exists() else None,
         doc=doc,
+        inputs=inputs_now.state,
     )
-    warnings = [f"graded but not on the roster (not exported): {e['student']}" for e in extra]
+    warnings += [f"graded but not on the roster (not exported): {e['student']}" for e in extra]
     if strangers:
         named = ", ".join(strangers[:5]) + (f" and {len(strangers) - 5} more" if len(strangers) > 5 else "")
         warnings.append(f"submission times for students not on the roster (not used): {named}")

@@ -193,7 +193,15 @@ def adjusted(entry: dict) -> bool:
 
 
 def audit_line(
-    *, time: str, user: str, format: str, output: str, roster_sha256: str, overrides_sha256: str | None, doc: dict
+    *,
+    time: str,
+    user: str,
+    format: str,
+    output: str,
+    roster_sha256: str,
+    overrides_sha256: str | None,
+    doc: dict,
+    inputs: str,
 ) -> dict:
     """One line of OUT/audit.jsonl: who exported what, from which files, and each adjusted student's numbers."""
     return {
@@ -203,6 +211,7 @@ def audit_line(
         "output": output,
         "roster_sha256": roster_sha256,
         "overrides_sha256": overrides_sha256,
+        "inputs": inputs,  # grader.batch.freshness: the files graded still the inputs' (same), changed, unchecked
         "late_policy": doc["late_policy"],
         "students": len(doc["students"]),
         "adjusted": [

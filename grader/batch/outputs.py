@@ -1,6 +1,6 @@
 """A batch's output folder: one record per student, one report per graded student, the class files.
 
-    DIR/batch.json           what the folder is: lab, kit, shard I/N, the inputs' roster (grader.batch.shards),
+    DIR/batch.json           what the folder is: lab, kit, shard I/N, the inputs and their roster (grader.batch.shards),
                              written before anyone is graded, so a killed batch still says it
     DIR/records/<id>.json    the student's status, score, hash, flags, limits, the file's static read (written last)
     DIR/reports/<id>.json    the canonical report of a graded student

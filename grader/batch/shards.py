@@ -81,9 +81,11 @@ def roster_of(entries: list[Entry]) -> list[dict]:
     ]
 
 
-def describe(lab_id: str, kit: dict, shard: Shard, entries: list[Entry], limits: dict | None = None) -> dict:
+def describe(
+    lab_id: str, kit: dict, shard: Shard, entries: list[Entry], limits: dict | None = None, inputs: list[str] = ()
+) -> dict:
     """``batch.json`` of a batch of ``shard`` over ``entries``, every student the inputs hold, graded
-    under ``limits`` (grader.limits.in_force)."""
+    under ``limits`` (grader.limits.in_force); ``inputs``, where they were read (grader.batch.freshness)."""
     return {
         "schema": SCHEMA,
         "lab": lab_id,
@@ -91,6 +93,7 @@ def describe(lab_id: str, kit: dict, shard: Shard, entries: list[Entry], limits:
         "shard": {"index": shard.index, "count": shard.count},
         "limits": limits,
         "roster": roster_of(entries),
+        "inputs": list(inputs),
     }
 
 

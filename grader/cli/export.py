@@ -58,9 +58,14 @@ def _policy(course: Path | None, per_day, cap, grace) -> tuple[late.LatePolicy |
     default=None,
     help="A course file (TOML) whose [late] table gives per_day, cap, grace and due; the options win.",
 )
+@click.option(
+    "--allow-changed-inputs",
+    is_flag=True,
+    help="Export the grades as graded even though the batch's inputs hold other files now.",
+)
 def export_command(
     out_dir, format_, roster_path, assignment, assignment_id, output, missing_as_zero, late_per_day, late_cap,
-    late_grace, due, submission_times, course,
+    late_grace, due, submission_times, course, allow_changed_inputs,
 ):  # fmt: skip
     """Write a batch's grades (OUT, from grader batch or merge) as an LMS imports them: one row per roster student,
     in the roster's order.
@@ -87,16 +92,19 @@ def export_command(
     Writes the file, OUT/final_grades.json, and appends a line to OUT/audit.jsonl (time, user, the roster's
     and the overrides' sha256, each adjusted student); OUT/report.html is written again, to list them.
     Only a whole class's finished gradebook is exported: not a batch that has not finished, one shard's folder
-    or a partial merge (their students not graded would read missing, or 0).
+    or a partial merge (their students not graded would read missing, or 0). Nor, unless --allow-changed-inputs,
+    a batch whose inputs hold other files now than it graded (a second grader collect, a fresh download):
+    grade them again with grader batch --resume, which regrades only what changed. Inputs no longer there are
+    not checked (a warning says so); the audit line says which it was.
     Exit status 0 when written, 2 (nothing written) on a bad batch folder, roster, policy, course file or
-    override.
+    override, or changed inputs.
     """
     try:
         rule, due_time = _policy(course, late_per_day, late_cap, late_grace)
         request = export.Request(
             out=out_dir, format=format_, roster=roster_path, assignment=assignment, assignment_id=assignment_id,
             output=output, policy=rule, due=due or due_time, submission_times=submission_times,
-            missing_as_zero=missing_as_zero, course=course,
+            missing_as_zero=missing_as_zero, course=course, allow_changed_inputs=allow_changed_inputs,
         )  # fmt: skip
         prepared = export.prepare(request)
     except (late.PolicyError, export.ExportError) as exc:
