@@ -6,6 +6,7 @@ one line, nothing written."""
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import json
 import os
@@ -15,7 +16,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from grader.batch import final_grades, late, lms, overrides, roster
+from grader.batch import collection, final_grades, freshness, inputs, late, lms, overrides, roster, shards
 from grader.cli import main
 from tests.mutation import apply, catalogue, reference_source
 from tests.test_collect import DEADLINE as COLLECT_DEADLINE
@@ -379,45 +380,95 @@ def test_an_unfinished_batch_is_not_exported(out, graded, monkeypatch):
 
 def test_grades_of_files_the_inputs_have_since_replaced_are_not_exported_unless_asked(tmp_path):
     """A second download or collection into the class folder, and no batch since: the gradebook's grades are of
-    files the students have replaced. Refused, naming who and how to bring the batch up to date; exported as
-    graded with --allow-changed-inputs; a resume regrades what changed; inputs gone cannot be checked."""
-    folder, out = tmp_path / "class", tmp_path / "out"
+    files the students have replaced. Refused, naming who and the resume that brings the batch up to date (its
+    limits, --forget-missing for students gone); exported as graded with --allow-changed-inputs. A regrade of
+    one student from one file keeps the batch's inputs; an input gone leaves the others checked."""
+    folder, more, out = tmp_path / "class", tmp_path / "more", tmp_path / "out"
     folder.mkdir()
+    more.mkdir()
     (folder / "ana.py").write_text(reference_source(LAB))
     (folder / "bo.py").write_text("")  # invalid: not graded, so the class costs one grading
-    batch = ["batch", str(folder), "--lab", LAB, "--out", str(out), "--jobs", "1", "--similarity-threshold", "off"]
+    (more / "dee.py").write_text("")
+    batch = ["batch", str(folder), str(more), "--lab", LAB, "--out", str(out), "--jobs", "1"]
+    batch += ["--similarity-threshold", "off", "--limit", "test_seconds=20"]  # not the lab's 10
     assert CliRunner().invoke(main, batch).exit_code == 0
     (tmp_path / "roster.csv").write_text(
-        "Student ID,Full Name,LMS ID,Section\nana,Ana A,101,S1\nbo,Bo B,102,S1\ncy,Cy C,103,S1\n"
+        "Student ID,Full Name,LMS ID,Section\nana,Ana A,101,S1\nbo,Bo B,102,S1\ncy,Cy C,103,S1\ndee,Dee D,104,S1\n"
     )
 
     def audited() -> str:
         return json.loads((out / "audit.jsonl").read_text().splitlines()[-1])["inputs"]
 
+    def refusal(changes: str, *, besides: str = "", forget: bool = False) -> list[str]:
+        command = f"grader batch {folder} {more} --lab {LAB} --out {out} --resume --limit test_seconds=20"
+        return [
+            f"grader: error: the inputs changed since {out} was graded ({changes}{besides}): grade again with "
+            f"`{command}{' --forget-missing' if forget else ''}` (it regrades only what changed; give the "
+            "--hidden-feedback and --similarity-threshold it was graded with, if not the defaults), or export the "
+            "grades as graded with --allow-changed-inputs"
+        ]
+
     (folder / "bo.py").write_text("x = 1\n")  # a resubmission, then a new student
     (folder / "cy.py").write_text("")
     before = sorted(p.name for p in out.iterdir())
     refused = _export(out, "--format", "csv")
-    assert refused.exit_code == 2
-    assert refused.output.splitlines() == [
-        f"grader: error: the inputs changed since {out} was graded (a new file or status for bo; new in the "
-        f"inputs: cy): grade again with `grader batch {folder} --lab {LAB} --out {out} --resume` (it regrades only "
-        "what changed), or export the grades as graded with --allow-changed-inputs"
-    ]
+    assert (refused.exit_code, refused.output.splitlines()) == (
+        2,
+        refusal("resubmitted or another status: bo; new: cy"),
+    )
     assert sorted(p.name for p in out.iterdir()) == before  # nothing written
     allowed = _export(out, "--format", "csv", "--allow-changed-inputs")
     assert allowed.exit_code == 0, allowed.output
-    assert "warning: the inputs changed since the batch (a new file or status for bo; new in" in allowed.output
+    assert "warning: the inputs changed since the batch (resubmitted or another status: bo; new: cy): exported as " in (
+        allowed.output
+    )
     assert audited() == "changed"
+    only = CliRunner().invoke(main, ["batch", str(folder / "bo.py"), *batch[3:], "--only", "bo"])
+    assert only.exit_code == 0, only.output  # bo regraded from one file: the batch's inputs are still its own
+    assert _export(out, "--format", "csv").output.splitlines() == refusal("new: cy")
     resumed = CliRunner().invoke(main, [*batch, "--resume"])
-    assert resumed.exit_code == 0 and "graded now 1, up to date 1" in resumed.output, resumed.output
+    assert resumed.exit_code == 0 and "graded now 0, up to date 2" in resumed.output, resumed.output
     current = _export(out, "--format", "csv")
     assert current.exit_code == 0 and "warning" not in current.output and audited() == "same", current.output
-    folder.rename(tmp_path / "elsewhere")
-    gone = _export(out, "--format", "csv")
-    assert gone.exit_code == 0 and audited() == "unchecked", gone.output
-    assert f"warning: could not check that the inputs still hold the files graded: {folder} is no longer there" in (
-        gone.output
+    (folder / "cy.py").unlink()
+    assert _export(out, "--format", "csv").output.splitlines() == refusal("gone: cy", forget=True)
+    (folder / "cy.py").write_text("")
+    more.rename(tmp_path / "elsewhere")  # dee's folder gone: the others are checked all the same
+    (folder / "bo.py").write_text("x = 2\n")
+    assert _export(out, "--format", "csv").output.splitlines() == refusal(
+        "resubmitted or another status: bo", besides=f"; {more} is no longer there, not checked"
+    )
+    (folder / "bo.py").write_text("x = 1\n")
+    unchecked = _export(out, "--format", "csv")
+    assert unchecked.exit_code == 0 and audited() == "unchecked", unchecked.output
+    assert (
+        f"warning: could not check that the inputs still hold the files graded: {more} is no longer there: its "
+        "students were not checked"
+    ) in unchecked.output
+
+
+def test_late_work_is_compared_only_where_a_late_policy_counts_it_and_unreadable_inputs_are_unchecked(
+    tmp_path, monkeypatch
+):
+    """Without a late policy an export ignores late work (grader.batch.final_grades): a new late commit alone
+    changes none of its grades. Inputs the exporting user cannot read are said not to be checked."""
+    on_time = inputs.Entry("ana", "ok", sha256="a", version=collection.ON_TIME, collected={"commit": "c1"})
+    late_then = inputs.Entry("ana", "ok", sha256="b", version=collection.LATE, collected={"commit": "c2"})
+    late_now = dataclasses.replace(late_then, sha256="c", collected={"commit": "c3"})
+    about = {"lab": LAB, "inputs": [str(tmp_path)], "roster": shards.roster_of([on_time, late_then])}
+    monkeypatch.setattr(inputs, "discover", lambda paths, lab_id, scratch: [on_time, late_now])
+    assert freshness.check(about, late_work_counts=False).state == freshness.SAME
+    found = freshness.check(about)
+    assert (found.state, found.words) == (freshness.CHANGED, "resubmitted or another status: ana (late work)")
+
+    def unreadable(paths, lab_id, scratch):
+        raise PermissionError(13, "Permission denied", str(tmp_path))
+
+    monkeypatch.setattr(inputs, "discover", unreadable)
+    found = freshness.check(about)
+    assert (found.state, found.words) == (
+        freshness.UNCHECKED,
+        f"the inputs cannot be read again: [Errno 13] Permission denied: '{tmp_path}'",
     )
 
 

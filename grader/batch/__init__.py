@@ -69,8 +69,8 @@ def run_batch(
         entries = discover(inputs, lab.id, unpacked)
         claimed.enter_context(outputs.writing(out_dir))  # once the inputs are read: a bad one leaves no folder
         if only:
+            # The folder's batch.json, its inputs as recorded too: those given here may be a part of them.
             about, entries = shards.regrade(outputs.read_folder(out_dir)[0], entries, only, out.kit, out.limits)
-            about["inputs"] = freshness.recorded_inputs(inputs)  # read again: the roster's regraded entries
             held = shards.shard_of(about) or shards.WHOLE
             if shard is not None and shard != held:
                 raise RegradeError(f"{out_dir} holds shard {held}, not {shard}: regrade with --shard {held} or none")

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
-from grader import atomic
+from grader import atomic, labs, limits
 from grader.batch import final_grades, freshness, gradebook, late, lms, outputs, overrides, roster, shards
 
 AUDIT = "audit.jsonl"
@@ -92,21 +92,39 @@ def _batch(root: Path) -> tuple[dict, dict[str, dict], dict[str, dict], str]:
 
 def _inputs_now(request: Request, about: dict) -> tuple[freshness.Freshness, list[str]]:
     """Whether the batch's inputs still hold the files it graded, and the warnings to print; ExportError when they
-    do not, unless the request allows it: the grades would be of files the students have since replaced."""
-    found = freshness.check(about)
+    do not, unless the request allows it: the grades would be of files the students have since replaced. Late work
+    is compared only under a late policy, the only export it counts in."""
+    found = freshness.check(about, late_work_counts=request.policy is not None)
     if found.state == freshness.SAME:
         return found, []
     if found.state == freshness.UNCHECKED:
         return found, [f"could not check that the inputs still hold the files graded: {found.words}"]
+    besides = f"; {found.unchecked}, not checked" if found.unchecked else ""
     if request.allow_changed_inputs:
-        return found, [
-            f"the inputs changed since the batch ({found.words}): exported as graded (--allow-changed-inputs)"
-        ]
-    again = shlex.join(["grader", "batch", *found.inputs, "--lab", str(about.get("lab")), "--out", str(request.out)])
+        return found, [f"the inputs changed since the batch ({found.words}{besides}): exported as graded"]
     raise ExportError(
-        f"the inputs changed since {request.out} was graded ({found.words}): grade again with `{again} --resume` "
-        "(it regrades only what changed), or export the grades as graded with --allow-changed-inputs"
+        f"the inputs changed since {request.out} was graded ({found.words}{besides}): grade again with "
+        f"`{_resume_command(request.out, about, found)}` (it regrades only what changed; give the "
+        "--hidden-feedback and --similarity-threshold it was graded with, if not the defaults), or export the "
+        "grades as graded with --allow-changed-inputs"
     )
+
+
+def _resume_command(out: Path, about: dict, found: freshness.Freshness) -> str:
+    """The ``grader batch --resume`` that brings ``out`` up to date: its inputs, the limits it was graded under
+    where they are not the lab's own (other limits would regrade everyone), and --forget-missing if students are
+    gone (their rows then leave the gradebook)."""
+    lab_id = str(about.get("lab"))
+    words = ["grader", "batch", *found.inputs, "--lab", lab_id, "--out", str(out), "--resume"]
+    graded_under = about.get("limits")
+    if isinstance(graded_under, dict) and lab_id in labs.discover():
+        default = limits.in_force(labs.get(lab_id).limits)
+        for name, value in sorted(graded_under.items()):
+            if name in default and value != default[name] and isinstance(value, (int, float)):
+                words += ["--limit", f"{name}={value:g}"]
+    if found.gone:
+        words.append("--forget-missing")
+    return shlex.join(words)
 
 
 def _lms_lateness(request: Request, members: list[roster.Member]) -> dict[str, int]:

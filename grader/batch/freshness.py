@@ -10,10 +10,12 @@ compares the two rosters.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import os
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from grader.batch import inputs, shards
+from grader.batch.collection import LATE
 from grader.grading import scratch
 
 SAME, CHANGED, UNCHECKED = "same", "changed", "unchecked"
@@ -22,47 +24,61 @@ SAME, CHANGED, UNCHECKED = "same", "changed", "unchecked"
 @dataclass(frozen=True)
 class Freshness:
     state: str  # SAME, CHANGED or UNCHECKED
-    words: str = ""  # what changed, or why it could not be checked
+    words: str = ""  # what changed; for UNCHECKED, why it could not be checked (or not all of it)
     inputs: tuple[str, ...] = ()  # as batch.json names them
+    gone: list[str] = field(default_factory=list)  # students no longer in the inputs
+    unchecked: str = ""  # with CHANGED: what could not be checked besides
 
 
 def recorded_inputs(paths: list[Path]) -> list[str]:
-    """What ``batch.json`` keeps of the inputs: absolute paths, so a check from another folder finds them."""
-    return [str(Path(p).absolute()) for p in paths]
+    """What ``batch.json`` keeps of the inputs: absolute paths, ``..`` resolved by name (not through links, so a
+    ``current`` link to the latest download is followed when the inputs are read again, as the batch did)."""
+    return [os.path.abspath(p) for p in paths]
 
 
-def check(about: dict) -> Freshness:
-    """Whether the inputs ``about`` (a batch.json) names hold today the students and files it recorded."""
+def check(about: dict, *, late_work_counts: bool = True) -> Freshness:
+    """Whether the inputs ``about`` (a batch.json) names hold today the students and files it recorded; late work
+    left out unless it counts (grader export counts it only under a late policy). Inputs no longer there, or
+    that cannot be read, are left unchecked, and so are their students; the others are checked."""
     named = about.get("inputs")
     if not isinstance(named, list) or not named or not all(isinstance(p, str) and p for p in named):
         return Freshness(UNCHECKED, "the batch folder does not name its inputs (an older kit graded it)")
-    gone = [p for p in named if not Path(p).exists()]
-    if gone:
-        return Freshness(UNCHECKED, f"{gone[0]} is no longer there", tuple(named))
+    here = [p for p in named if os.path.lexists(p)]
+    missing = "" if len(here) == len(named) else f"{next(p for p in named if p not in here)} is no longer there"
+    if not here:
+        return Freshness(UNCHECKED, missing, tuple(named))
     with scratch.temporary("freshness") as unpacked:
         try:
-            now = shards.roster_of(inputs.discover([Path(p) for p in named], str(about.get("lab")), unpacked))
-        except inputs.InputError as exc:
+            now = shards.roster_of(inputs.discover([Path(p) for p in here], str(about.get("lab")), unpacked))
+        except (inputs.InputError, OSError) as exc:
             return Freshness(UNCHECKED, f"the inputs cannot be read again: {exc}", tuple(named))
     recorded = about.get("roster") or []
-    if now == recorded:
-        return Freshness(SAME, "", tuple(named))
-    return Freshness(CHANGED, _difference(recorded, now), tuple(named))
-
-
-def _difference(recorded: list[dict], now: list[dict]) -> str:
-    """'a new file for 2 students (amy, bo); 1 student new (cy)': by roster key (a student's late work, from a
-    collection, has its own), named by student."""
+    if not late_work_counts:
+        recorded, now = ([r for r in roster if r.get("version") != LATE] for roster in (recorded, now))
     before, after = {r.get("key"): r for r in recorded}, {r.get("key"): r for r in now}
-    kinds = (
-        ("a new file or status for", [k for k in before.keys() & after.keys() if before[k] != after[k]]),
-        ("new in the inputs:", list(after.keys() - before.keys())),
-        ("gone from the inputs:", list(before.keys() - after.keys())),
+    changed = sorted(k for k in before.keys() & after.keys() if before[k] != after[k])
+    new = sorted(after.keys() - before.keys())
+    gone = [] if missing else sorted(before.keys() - after.keys())  # with an input missing, its students are too
+    if not (changed or new or gone):
+        return Freshness(UNCHECKED if missing else SAME, missing and f"{missing}: its students were not checked")
+    parts = [
+        f"{words} {_names([after.get(k) or before[k] for k in keys])}"
+        for words, keys in (("resubmitted or another status:", changed), ("new:", new), ("gone:", gone))
+        if keys
+    ]
+    return Freshness(
+        CHANGED, "; ".join(parts), tuple(named), sorted({str(before[k].get("student")) for k in gone}), missing
     )
-    parts = []
-    for words, keys in kinds:
-        students = sorted({str((after.get(k) or before[k]).get("student")) for k in keys})
-        if students:
-            shown = ", ".join(students[:3]) + (f" and {len(students) - 3} more" if len(students) > 3 else "")
-            parts.append(f"{words} {shown}")
-    return "; ".join(parts) or "the same students in another order"
+
+
+def _names(entries: list[dict]) -> str:
+    """'ana, bo (late work) and 2 more': each student's id quoted where it could be misread."""
+    names = sorted(
+        {
+            (repr(s) if not s.isprintable() or any(c in s for c in ",;") else s)
+            + (" (late work)" if e.get("version") == LATE else "")
+            for e in entries
+            for s in [str(e.get("student"))]
+        }
+    )
+    return ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")

@@ -94,8 +94,9 @@ def export_command(
     Only a whole class's finished gradebook is exported: not a batch that has not finished, one shard's folder
     or a partial merge (their students not graded would read missing, or 0). Nor, unless --allow-changed-inputs,
     a batch whose inputs hold other files now than it graded (a second grader collect, a fresh download):
-    grade them again with grader batch --resume, which regrades only what changed. Inputs no longer there are
-    not checked (a warning says so); the audit line says which it was.
+    grade them again with grader batch --resume, which regrades only what changed (late work is compared only
+    under a late policy). Inputs no longer there are not checked (a warning says so), the others still are;
+    the audit line says which it was.
     Exit status 0 when written, 2 (nothing written) on a bad batch folder, roster, policy, course file or
     override, or changed inputs.
     """
