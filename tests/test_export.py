@@ -397,7 +397,9 @@ def test_grades_of_files_the_inputs_have_since_replaced_are_not_exported_unless_
     )
 
     def audited() -> str:
-        return json.loads((out / "audit.jsonl").read_text().splitlines()[-1])["inputs"]
+        line = json.loads((out / "audit.jsonl").read_text().splitlines()[-1])
+        assert bool(line["inputs_changed"]) == (line["inputs"] == "changed")
+        return line["inputs"]
 
     def refusal(changes: str, *, besides: str = "", forget: bool = False) -> list[str]:
         command = f"grader batch {folder} {more} --lab {LAB} --out {out} --resume --limit test_seconds=20"
@@ -423,6 +425,7 @@ def test_grades_of_files_the_inputs_have_since_replaced_are_not_exported_unless_
         allowed.output
     )
     assert audited() == "changed"
+    assert json.loads((out / "audit.jsonl").read_text().splitlines()[-1])["inputs_changed"] == ["bo", "cy"]
     only = CliRunner().invoke(main, ["batch", str(folder / "bo.py"), *batch[3:], "--only", "bo"])
     assert only.exit_code == 0, only.output  # bo regraded from one file: the batch's inputs are still its own
     assert _export(out, "--format", "csv").output.splitlines() == refusal("new: cy")

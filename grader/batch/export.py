@@ -252,6 +252,7 @@ def prepare(request: Request, *, now: datetime | None = None) -> Prepared:
         overrides_sha256=_sha256(overrides_path) if overrides_path.exists() else None,
         doc=doc,
         inputs=inputs_now.state,
+        inputs_changed=inputs_now.students,
     )
     warnings += [f"graded but not on the roster (not exported): {e['student']}" for e in extra]
     if strangers:

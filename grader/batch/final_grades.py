@@ -202,6 +202,7 @@ def audit_line(
     overrides_sha256: str | None,
     doc: dict,
     inputs: str,
+    inputs_changed: list[str],
 ) -> dict:
     """One line of OUT/audit.jsonl: who exported what, from which files, and each adjusted student's numbers."""
     return {
@@ -212,6 +213,7 @@ def audit_line(
         "roster_sha256": roster_sha256,
         "overrides_sha256": overrides_sha256,
         "inputs": inputs,  # grader.batch.freshness: the files graded still the inputs' (same), changed, unchecked
+        "inputs_changed": inputs_changed,  # exported all the same (--allow-changed-inputs): whose files changed
         "late_policy": doc["late_policy"],
         "students": len(doc["students"]),
         "adjusted": [

@@ -28,6 +28,7 @@ class Freshness:
     inputs: tuple[str, ...] = ()  # as batch.json names them
     gone: list[str] = field(default_factory=list)  # students no longer in the inputs
     unchecked: str = ""  # with CHANGED: what could not be checked besides
+    students: list[str] = field(default_factory=list)  # with CHANGED: every student whose entry differs
 
 
 def recorded_inputs(paths: list[Path]) -> list[str]:
@@ -67,7 +68,12 @@ def check(about: dict, *, late_work_counts: bool = True) -> Freshness:
         if keys
     ]
     return Freshness(
-        CHANGED, "; ".join(parts), tuple(named), sorted({str(before[k].get("student")) for k in gone}), missing
+        CHANGED,
+        "; ".join(parts),
+        tuple(named),
+        sorted({str(before[k].get("student")) for k in gone}),
+        missing,
+        sorted({str((after.get(k) or before[k]).get("student")) for k in [*changed, *new, *gone]}),
     )
 
 
