@@ -18,6 +18,7 @@ from pathlib import Path
 
 from grader import atomic, labs, limits
 from grader.batch import final_grades, freshness, gradebook, late, lms, outputs, overrides, roster, shards
+from grader.report.text import a_few
 
 AUDIT = "audit.jsonl"
 FINAL_GRADES = final_grades.FILE
@@ -256,8 +257,7 @@ def prepare(request: Request, *, now: datetime | None = None) -> Prepared:
     )
     warnings += [f"graded but not on the roster (not exported): {e['student']}" for e in extra]
     if strangers:
-        named = ", ".join(strangers[:5]) + (f" and {len(strangers) - 5} more" if len(strangers) > 5 else "")
-        warnings.append(f"submission times for students not on the roster (not used): {named}")
+        warnings.append(f"submission times for students not on the roster (not used): {a_few(strangers)}")
     if request.due is not None and not _has_lms_times(request, members):
         warnings.append(
             "the due time is not used: no LMS submission times (a roster submitted_at column or "

@@ -17,6 +17,7 @@ from pathlib import Path
 from grader.batch import inputs, shards
 from grader.batch.collection import LATE
 from grader.grading import scratch
+from grader.report.text import a_few
 
 SAME, CHANGED, UNCHECKED = "same", "changed", "unchecked"
 
@@ -61,7 +62,7 @@ def check(about: dict, *, late_work_counts: bool = True) -> Freshness:
     new = sorted(after.keys() - before.keys())
     gone = [] if missing else sorted(before.keys() - after.keys())  # with an input missing, its students are too
     if not (changed or new or gone):
-        return Freshness(UNCHECKED if missing else SAME, missing and f"{missing}: its students were not checked")
+        return Freshness(UNCHECKED, f"{missing}: its students were not checked") if missing else Freshness(SAME)
     parts = [
         f"{words} {_names([after.get(k) or before[k] for k in keys])}"
         for words, keys in (("resubmitted or another status:", changed), ("new:", new), ("gone:", gone))
@@ -79,12 +80,9 @@ def check(about: dict, *, late_work_counts: bool = True) -> Freshness:
 
 def _names(entries: list[dict]) -> str:
     """'ana, bo (late work) and 2 more': each student's id quoted where it could be misread."""
-    names = sorted(
-        {
-            (repr(s) if not s.isprintable() or any(c in s for c in ",;") else s)
-            + (" (late work)" if e.get("version") == LATE else "")
-            for e in entries
-            for s in [str(e.get("student"))]
-        }
-    )
-    return ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+    names = set()
+    for entry in entries:
+        student = str(entry.get("student"))
+        shown = repr(student) if not student.isprintable() or any(c in student for c in ",;") else student
+        names.add(shown + (" (late work)" if entry.get("version") == LATE else ""))
+    return a_few(sorted(names), 3)

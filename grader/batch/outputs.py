@@ -34,6 +34,7 @@ from grader import __version__, atomic, intake, labs
 from grader.batch import class_report, feedback, final_grades, gradebook, identical, similarity, sources
 from grader.batch.inputs import Entry
 from grader.kit import manifest
+from grader.report.text import a_few
 from grader.verdicts import SubmissionError
 
 RECORD_SCHEMA = "labkit.batch-record/1"
@@ -221,7 +222,7 @@ class Outputs:
                 )
             gone = sorted({r.get("student") for r in self.records()} - students) if students is not None else []
             if gone and not forget_missing:
-                named = ", ".join(map(str, gone[:5])) + (f" and {len(gone) - 5} more" if len(gone) > 5 else "")
+                named = a_few(gone)
                 raise OutputError(
                     f"{self.root} holds the records of {len(gone)} student{'s' if len(gone) != 1 else ''} these "
                     f"inputs do not: {named}. Give every input of the first run (a folder or zip left out?), or add "

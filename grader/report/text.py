@@ -16,6 +16,12 @@ _NOT_FOR_A_TERMINAL = re.compile("[\x00-\x08\x0e-\x1f\x7f-\x9f\r\u200e\u200f\u20
 _MARKDOWN = re.compile(r"([\\`*_\[\]<>|~&])")
 
 
+def a_few(items, shown: int = 5) -> str:
+    """'ana, bo, cy and 2 more': the first ``shown`` items, and how many are left out."""
+    names = [str(item) for item in items]
+    return ", ".join(names[:shown]) + (f" and {len(names) - shown} more" if len(names) > shown else "")
+
+
 def points(x) -> int | float:
     """Points as ints when they are whole, so reports read 3 rather than 3.0."""
     return int(x) if float(x).is_integer() else round(float(x), 6)
