@@ -131,8 +131,13 @@ def test_the_summary_shows_what_the_class_missed(graded_class):
     assert sum(b["count"] for b in dist["histogram"]) == 8
     by_id = {t["id"]: t for t in summary["tests"]}
     bug = catalogue(LAB)[0]
-    for test_id in bug.caught_by:  # alice and lou's Value pass it; carl, carol, dave, erin, ivan, zoe do not
-        assert by_id[test_id]["pass_rate"] == 2 / 8
+    for test_id in bug.caught_by:  # alice and lou's Value pass it; carl, carol, erin, zoe do not
+        # dave's file does not parse and ivan's imports os: each fails every test alike, left out of its figures
+        assert (by_id[test_id]["pass_rate"], by_id[test_id]["students"], by_id[test_id]["file_failures"]) == (
+            round(2 / 6, 4),
+            6,
+            2,
+        )
     messages = [f["message"] for t in summary["tests"] for f in t["common_failures"]]
     assert messages and not [m for m in messages if ".py" in m]  # no student's file name or location
     tasks = {t["id"]: t for t in summary["tasks"]}

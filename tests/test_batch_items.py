@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from grader import verdicts
+from grader import labs, verdicts
 from grader.batch import items, messages
 from tests.handmade import report, test_row
 
@@ -65,7 +65,8 @@ def test_per_test_pass_rate_discrimination_and_common_failures():
     rows = {t["id"]: t for t in items.tests(CLASS)}
     assert list(rows) == ["t_easy", "t_hard", "t_mid", "t_none", "t_all"]
     assert {i: (t["pass_rate"], t["failures"], t["discrimination"]) for i, t in rows.items()} == {
-        "t_easy": (0.75, 1, 0.544),  # 2 / sqrt(13.5)
+        # d's file does not parse: its failure is the file's, not the test's, and is left out (a, b, c pass)
+        "t_easy": (1.0, 0, None),
         "t_hard": (0.25, 3, 0.566),  # 1.75 / sqrt(9.5625)
         "t_mid": (0.5, 2, 0.688),  # rest 4,2,2,1: Sxy = 3/2, Sxx = 1, Syy = 19/4
         "t_none": (0.0, 4, None),
@@ -81,11 +82,37 @@ def test_per_test_pass_rate_discrimination_and_common_failures():
     # d's file does not parse: a failure of every test alike, counted apart from the test's own
     assert (rows["t_easy"]["file_failures"], rows["t_easy"]["common_failures"]) == (1, [])
     assert [t["file_failures"] for t in rows.values()] == [1, 0, 0, 0, 0]
-    assert rows["t_all"]["students"] == 4 and rows["t_all"]["common_failures"] == []
+    assert [t["students"] for t in rows.values()] == [3, 4, 4, 4, 4]
+    assert rows["t_all"]["common_failures"] == []
+
+
+def test_files_that_do_not_load_are_left_out_of_each_tests_figures():
+    """A test that every file reaching it passes does not separate anyone, however many files fail to load;
+    a file that lacks a name fails only the tests that use it; a test no file reaches counts them all."""
+    syntax = verdicts.syntax_error("x.py", 1, "invalid syntax").message
+
+    def graded(name: str, t1: str, t2: str) -> dict:
+        rows = [
+            test_row("t1", "value", "passed", 1, 1) if t1 == "ok" else test_row("t1", "value", "failed", 0, 1, t1),
+            test_row("t2", "tensor", "passed", 1, 1) if t2 == "ok" else test_row("t2", "tensor", "failed", 0, 1, t2),
+        ]
+        return report(rows, implementation={"kind": "submission", "name": name, "sha256": "0" * 64})
+
+    lacks = verdicts.missing_name(labs.get("ch06"), "Tensor").message
+    strong, weak = graded("s.py", "ok", "ok"), graded("w.py", "ok", "wrong value 3")
+    rows = {
+        t["id"]: t for t in items.tests([strong, weak, graded("b.py", syntax, syntax), graded("n.py", "ok", lacks)])
+    }
+    assert (rows["t1"]["pass_rate"], rows["t1"]["students"], rows["t1"]["discrimination"]) == (1.0, 3, None)
+    assert (rows["t1"]["file_failures"], rows["t2"]["file_failures"]) == (1, 2)
+    assert (rows["t2"]["pass_rate"], rows["t2"]["students"], rows["t2"]["failures"]) == (0.5, 2, 1)
+    assert [t["id"] for t in items.separating(list(rows.values()))] == ["t2"]
+    nothing_loads = items.tests([graded("b.py", syntax, syntax), graded("c.py", syntax, syntax)])
+    assert [(t["pass_rate"], t["students"], t["file_failures"]) for t in nothing_loads] == [(0.0, 2, 2)] * 2
 
 
 def test_separating_tests_are_those_some_pass_the_most_failed_first():
-    assert [t["id"] for t in items.separating(items.tests(CLASS))] == ["t_hard", "t_mid", "t_easy"]
+    assert [t["id"] for t in items.separating(items.tests(CLASS))] == ["t_hard", "t_mid"]
     ties = [
         {"id": "x", "pass_rate": 0.5, "discrimination": 0.2},
         {"id": "y", "pass_rate": 0.5, "discrimination": 0.9},

@@ -21,7 +21,7 @@ import pytest
 from click.testing import CliRunner
 
 from grader import labs
-from grader.batch import class_report
+from grader.batch import class_report, gradebook
 from grader.cli import main
 from grader.report.page import CONTENT_SECURITY_POLICY
 from tests import instructor
@@ -225,6 +225,9 @@ def test_the_report_shows_every_section_in_chromium(graded_class, browser, tmp_p
     assert all(task.id in tasks for task in labs.get(LAB).tasks)
     tests = page.locator("section#tests table tbody tr")
     assert tests.count() > 10 and "%" in tests.first.inner_text()
+    # the hostile id's file does not import: left out of each test's figures, and said so
+    shown = page.locator("section#tests").inner_text()
+    assert gradebook.FILES_LEFT_OUT in shown and "files that do not load: 1" in shown
     failures = page.locator("section#failures").inner_text()
     assert "mia" in failures and HOSTILE in failures  # example students, and the import failure as itself
     assert "mia" in page.locator("section#flagged").inner_text()

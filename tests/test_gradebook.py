@@ -80,8 +80,9 @@ def test_the_statistics_leave_out_starters_and_students_not_graded_and_say_so():
         "left_out": {"untouched_starters": ["bea", "bob"], "not_graded": ["frank"]},
     }
     assert doc["distribution"]["count"] == 5 and doc["distribution"]["mean_percent"] == 50  # 2 + 1+1+1 + 0 of 10
-    assert {t["id"]: t["pass_rate"] for t in doc["tests"]} == {"t2": 0.2, "t1": 0.8}  # no starter counted
-    assert doc["separating"] == ["t2", "t1"]
+    # no starter counted, nor dave's file, which does not parse, in either test's figures
+    assert {t["id"]: (t["pass_rate"], t["students"]) for t in doc["tests"]} == {"t2": (0.25, 4), "t1": (1.0, 4)}
+    assert doc["separating"] == ["t2"]
     assert all(s["students"] <= 4 for s in doc["failure_patterns"])  # the starters' failures are not counted
     assert [(r["student"], r["reason"]) for r in doc["below_full"]] == [
         ("bea", "the starter, unchanged"),
@@ -106,13 +107,13 @@ def test_the_markdown_says_what_was_left_out_how_tests_separate_and_who_is_ident
         "The statistics below are over 5 of the 8 students; left out: 2 untouched starters (bea, bob) and "
         "1 not graded (frank): an untouched starter or a file not graded says nothing about the tests."
     ) in lines
-    assert "2 of 2 tests separate students (some pass them, some do not); 0 every student passed, " in text
+    # t1 every file that loads passed: dave's, which does not parse, says nothing of it
+    assert "1 of 2 tests separate students (some pass them, some do not); 1 every student passed, " in text
+    assert f"{gradebook.FILES_LEFT_OUT} The failures of these files are counted apart." in lines
     assert "The most failed first. The discrimination index is the point-biserial correlation" in text
-    # t2 over alice, carl, carol, dave, zoe: passed 1,0,0,0,0, rest of the score 1,1,1,0,1: means 0.2 and 0.8,
-    # Sxy = 0.2, Sxx = 0.8, Syy = 0.8, r = 0.25; dave's failure is another message
-    assert "| `t2` | 20% | 0.25 | failed: wrong value 3 (3) |" in lines
-    # t1: passed 1,1,1,0,1, rest 1,0,0,0,0: r = 0.25 again; its one failure is dave's file, which does not parse
-    assert "| `t1` | 80% | 0.25 | only files that do not load (1) |" in lines
+    # t2 over alice, carl, carol, zoe: passed 1,0,0,0, the rest of the score 1 for each: no index
+    assert "| `t2` | 25% | - | failed: wrong value 3 (3); files that do not load: 1 |" in lines
+    assert "`t1`" not in text
     assert "| dave | 0/2 | does not parse (line 4) |" in lines
     assert "- the same file: carol, zoe" in lines
     assert "- the same code, up to comments and whitespace: carl, carol, zoe" in lines

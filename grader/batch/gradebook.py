@@ -26,6 +26,10 @@ DISCRIMINATION = (
     "rest of the score (the score minus the test's points): near 1, the students who pass it are the strong "
     "ones; near 0, passing it goes with nothing else; below 0, the strong students fail it (check the test)."
 )
+FILES_LEFT_OUT = (
+    "A file that does not load (it does not parse or import, or lacks a name a test uses) fails every test it "
+    "reaches alike: each test's pass rate and index are over the files that reach it."
+)
 PATTERNS = "Messages that differ only in their numbers and quoted values count as one."
 
 CSV_COLUMNS = ["student", "score", "max_score", "percent", "status", "flags", "sha256", "reason"]
@@ -199,7 +203,11 @@ def summary(
         "tests": sorted(tests, key=lambda t: (t["pass_rate"], t["id"])),
         "separating": [t["id"] for t in items.separating(tests)],
         "failure_patterns": items.failure_patterns(counted_reports),
-        "definitions": {"discrimination": DISCRIMINATION, "failure_patterns": PATTERNS},
+        "definitions": {
+            "discrimination": DISCRIMINATION,
+            "files_left_out": FILES_LEFT_OUT,
+            "failure_patterns": PATTERNS,
+        },
         "below_full": [
             {
                 "student": r["student"],
@@ -285,6 +293,8 @@ def _separating(doc: dict, top: int) -> list[str]:
         f"{everyone} every student passed, {len(no_one)} no student passed{listed}.",
         "",
     ]
+    if any(t["file_failures"] for t in doc["tests"]):
+        lines += [f"{FILES_LEFT_OUT} The failures of these files are counted apart.", ""]
     if doc["separating"]:
         lines += [
             f"The most failed first. {DISCRIMINATION}",
@@ -294,11 +304,10 @@ def _separating(doc: dict, top: int) -> list[str]:
         ]
         for test in (tests[t] for t in doc["separating"][:top]):
             index = "-" if test["discrimination"] is None else f"{test['discrimination']:.2f}"
-            if test["common_failures"]:
-                common = test["common_failures"][0]
-                failure = f"{markdown(common['message'], cell=True)} ({common['count']})"
-            else:  # a file that does not load fails every test alike: it says nothing of this one
-                failure = f"only files that do not load ({test['file_failures']})"
+            common = test["common_failures"][0]  # a separating test has a failure of its own
+            failure = f"{markdown(common['message'], cell=True)} ({common['count']})"
+            if test["file_failures"]:
+                failure += f"; files that do not load: {test['file_failures']}"
             lines.append(f"| {code_span(test['id'])} | {test['pass_rate']:.0%} | {index} | {failure} |")
         lines.append("")
     return lines

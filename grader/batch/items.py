@@ -50,34 +50,40 @@ def failure_line(report: dict, test: dict) -> str:
 
 def tests(reports: list[dict]) -> list[dict]:
     """Per test, in the order first seen: the pass rate, the failures, the discrimination index
-    (None if the test separates no one) and its most common failures by pattern, apart from those
-    of files that do not load (``file_failures``), which every test of such a file shares."""
+    (None if the test separates no one) and its most common failures by pattern.
+
+    A failure that is the file's (it does not parse or import, or lacks a name the test uses) says
+    nothing of the test: such files fail every test they reach alike. They are counted apart
+    (``file_failures``) and left out of the test's pass rate and index, which are over the files
+    that reach it (``students``); otherwise a test every such file passes would show as separating,
+    its index made by the files that do not load. A test no file reaches counts them all (0%)."""
     rows: dict[str, dict] = {}
     for report in reports:
         for test in report["tests"]:
-            row = rows.setdefault(
-                test["id"],
-                {"id": test["id"], "task": test["task"], "passed": [], "rest": [], "file": 0},
-            )
+            row = rows.setdefault(test["id"], {"id": test["id"], "task": test["task"], "outcomes": [], "file": 0})
             count, example = row.setdefault("count", Counter()), row.setdefault("example", {})
-            row["passed"].append(test["outcome"] == "passed")
-            row["rest"].append(report["score"] - test["points"])
-            if test["outcome"] != "passed" and about_the_file(test["message"]):
+            passed = test["outcome"] == "passed"
+            about_file = not passed and about_the_file(test["message"])
+            row["outcomes"].append((passed, report["score"] - test["points"], about_file))
+            if about_file:
                 row["file"] += 1
-            elif test["outcome"] != "passed":
+            elif not passed:
                 line = failure_line(report, test)
                 count[pattern(line)] += 1
                 example.setdefault(pattern(line), line)
     found = []
     for row in rows.values():
-        index = point_biserial(row["passed"], row["rest"])
+        reached = [(p, rest) for p, rest, about_file in row["outcomes"] if not about_file]
+        counted = reached or [(p, rest) for p, rest, _ in row["outcomes"]]
+        passed, rest = [p for p, _ in counted], [r for _, r in counted]
+        index = point_biserial(passed, rest)
         found.append(
             {
                 "id": row["id"],
                 "task": row["task"],
-                "students": len(row["passed"]),
-                "pass_rate": round(sum(row["passed"]) / len(row["passed"]), 4),
-                "failures": row["passed"].count(False),
+                "students": len(counted),
+                "pass_rate": round(sum(passed) / len(passed), 4),
+                "failures": passed.count(False),
                 "discrimination": None if index is None else round(index, 3),
                 "file_failures": row["file"],
                 "common_failures": [
