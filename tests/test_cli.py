@@ -202,12 +202,25 @@ def test_submission_missing_one_name_loses_only_what_needs_it(tmp_path):
     assert all(t["outcome"] == "error" and "does not define Tensor" in t["message"] for t in tensor_tests)
 
 
+EXP = 'out = Value(math.exp(self.data), (self,), "exp")'
+SPINS = {
+    "spins": "while True: pass",
+    # A loop in C, where no signal reaches Python code: in-process only the runner's watchdog stops it, by
+    # killing the test process (the tests left then run in a fresh one, told that a test timed out).
+    "in_c": "sum(range(10**15))",
+}
+TANH = "t = math.tanh(self.data)"
+# A hang that sleeps: only the wall clock stops it, and it spends no CPU while the limits run out. `select` is
+# not on the lab's allow-list, but the test process and the worker have it loaded (numpy's reference to sys).
+SLEEPS = '(getattr(np, "_core", None) or np.core).numeric.sys.modules["select"].select([], [], [], 3600)'
+
+
 def test_crash_and_hang_in_one_operation_cost_only_their_tests(tmp_path, monkeypatch):
     source = reference_source("ch06")
     # The process ends as os._exit(3) would end it, without an import the lab's allow-list refuses.
     source = source.replace(
         'out = Value(math.log(self.data), (self,), "log")', "np.ctypeslib.ctypes.CDLL(None)._exit(3)"
-    ).replace('out = Value(math.exp(self.data), (self,), "exp")', "while True: pass")
+    ).replace(EXP, SLEEPS)
     monkeypatch.setitem(labs.get("ch06").limits, "test_seconds", 3)
     result, report = grade_file(tmp_path, "crash_and_hang.py", source, "--isolation", "in-process")
     outcomes = {t["id"]: t["outcome"] for t in report["tests"]}
@@ -251,19 +264,10 @@ def test_bad_isolation_and_limit_options_exit_2(args, expected):
 
 
 def test_limits_can_be_lowered_from_the_command_line(tmp_path):
-    source = reference_source("ch06").replace('out = Value(math.exp(self.data), (self,), "exp")', "while True: pass")
+    source = reference_source("ch06").replace(EXP, SPINS["spins"])
     result, report = grade_file(tmp_path, "spins.py", source, "--limit", "test_seconds=1", "--limit", "cpu_seconds=1")
     spun = [t for t in report["tests"] if t["id"] == "test_value_unary_functions[exp]"][0]
     assert spun["outcome"] == "timeout" and "1 s" in spun["message"], spun
-
-
-EXP = 'out = Value(math.exp(self.data), (self,), "exp")'
-SPINS = {
-    "spins": "while True: pass",
-    # A loop in C, where no signal reaches Python code: in-process only the runner's watchdog stops it, by
-    # killing the test process (the tests left then run in a fresh one, told that a test timed out).
-    "in_c": "sum(range(10**15))",
-}
 
 
 @pytest.mark.parametrize("loop", list(SPINS))
@@ -303,21 +307,18 @@ def test_after_a_timeout_each_later_test_has_the_shorter_limit_in_both_modes(tmp
     assert outcomes["worker"] == outcomes["in-process"]
 
 
-TANH = "t = math.tanh(self.data)"
-
-
 @pytest.mark.parametrize("isolation", ["worker", "in-process"])
 def test_the_shorter_limit_after_a_timeout_is_each_submissions_own_in_a_queue(tmp_path, isolation):
     """A batch job's session (a `grader mutants` one in-process) grades the next student with the lab's limits,
     whatever the last one did: the second student's first hang is in a test that had the shorter limit for the
     first student (pytest-timeout's timer once read the last student's decision for it)."""
-    spins, spins_in_tanh = tmp_path / "spins.py", tmp_path / "spins_in_tanh.py"
-    spins.write_text(reference_source("ch06").replace(EXP, SPINS["spins"]))
-    spins_in_tanh.write_text(reference_source("ch06").replace(TANH, SPINS["spins"]))
+    hangs, hangs_in_tanh = tmp_path / "hangs.py", tmp_path / "hangs_in_tanh.py"
+    hangs.write_text(reference_source("ch06").replace(EXP, SLEEPS))
+    hangs_in_tanh.write_text(reference_source("ch06").replace(TANH, SLEEPS))
     lab = dataclasses.replace(
         labs.get("ch06"), limits={**labs.get("ch06").limits, "test_seconds": 1.5, "test_seconds_after_timeout": 0.5}
     )
-    submissions = [Implementation("submission", spins), Implementation("submission", spins_in_tanh)]
+    submissions = [Implementation("submission", hangs), Implementation("submission", hangs_in_tanh)]
     first, second = runner.run_many(lab, submissions, isolation=isolation)
     for run, hangs_first in [(first, "test_value_unary_functions[exp]"), (second, "test_value_unary_functions[tanh]")]:
         timeouts = [r for r in run.results if r.outcome == "timeout"]
