@@ -10,6 +10,11 @@ from grader.grading import grade as grading
 from grader.grading import runner
 from grader.implementation import Implementation
 
+# A line of code under test that hangs sleeping, for a test whose hang's kind does not matter: only the wall
+# clock stops it, and it spends no CPU while the limits run out (the kit's tests keep both cores busy). `select`
+# is not on a lab's allow-list, but the test process and the worker have it loaded (numpy's reference to sys).
+SLEEPS = '(getattr(np, "_core", None) or np.core).numeric.sys.modules["select"].select([], [], [], 3600)'
+
 
 @cache
 def grade(lab_id: str, impl: str | Path, isolation: str = "in-process") -> dict:

@@ -15,6 +15,7 @@ from grader import labs, verdicts
 from grader.cli import main
 from grader.grading import runner
 from grader.implementation import Implementation
+from tests.grading import SLEEPS
 from tests.mutation import reference_source
 
 KIT_ROOT = labs.KIT_ROOT
@@ -210,9 +211,6 @@ SPINS = {
     "in_c": "sum(range(10**15))",
 }
 TANH = "t = math.tanh(self.data)"
-# A hang that sleeps: only the wall clock stops it, and it spends no CPU while the limits run out. `select` is
-# not on the lab's allow-list, but the test process and the worker have it loaded (numpy's reference to sys).
-SLEEPS = '(getattr(np, "_core", None) or np.core).numeric.sys.modules["select"].select([], [], [], 3600)'
 
 
 def test_crash_and_hang_in_one_operation_cost_only_their_tests(tmp_path, monkeypatch):
