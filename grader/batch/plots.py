@@ -96,7 +96,7 @@ def item_analysis(tests: Sequence[dict]) -> str:
     axes.axhline(0, color="grey", linewidth=0.5)
     axes.set_xlim(-5, 105)
     axes.set_ylim(-1.05, 1.05)
-    axes.set_xlabel("pass rate (percent of students)")
+    axes.set_xlabel("pass rate (percent of the files that reach the test)")
     axes.set_ylabel("discrimination index")
     axes.legend(loc="lower left", fontsize="small")
     return to_svg(figure, "test-items")
