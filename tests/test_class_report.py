@@ -228,6 +228,9 @@ def test_the_report_shows_every_section_in_chromium(graded_class, browser, tmp_p
     # the hostile id's file does not import: left out of each test's figures, and said so
     shown = page.locator("section#tests").inner_text()
     assert gradebook.FILES_LEFT_OUT in shown and "files that do not load: 1" in shown
+    plot = page.locator("section#tests svg").text_content()  # the plot's words are text the page's fonts draw
+    assert "pass rate (percent of the files that reach the test)" in plot
+    assert "no index (every student alike, or the rest of the score)" in plot
     failures = page.locator("section#failures").inner_text()
     assert "mia" in failures and HOSTILE in failures  # example students, and the import failure as itself
     assert "mia" in page.locator("section#flagged").inner_text()

@@ -83,8 +83,8 @@ def task_distributions(tasks: Sequence[tuple[str, float, Sequence[float]]]) -> s
 
 
 def item_analysis(tests: Sequence[dict]) -> str:
-    """summary.json's tests: each one's pass rate against its discrimination index (the tests that separate no one,
-    with no index, on the line at 0, hollow)."""
+    """summary.json's tests: each one's pass rate against its discrimination index (the tests without one, on the
+    line at 0, hollow: every student alike, or a test some pass whose students all have the same rest of the score)."""
     pyplot = _pyplot()
     figure, axes = pyplot.subplots(figsize=(WIDTH, HEIGHT + 0.5))
     with_index = [t for t in tests if t["discrimination"] is not None]
@@ -92,7 +92,7 @@ def item_analysis(tests: Sequence[dict]) -> str:
     axes.scatter([100 * t["pass_rate"] for t in with_index], [t["discrimination"] for t in with_index],
                  color=BAR_COLOUR, s=18, label="separates students")  # fmt: skip
     axes.scatter([100 * t["pass_rate"] for t in without], [0] * len(without), facecolors="none",
-                 edgecolors="grey", s=18, label="every student alike (no index)")  # fmt: skip
+                 edgecolors="grey", s=18, label="no index (every student alike, or the rest of the score)")  # fmt: skip
     axes.axhline(0, color="grey", linewidth=0.5)
     axes.set_xlim(-5, 105)
     axes.set_ylim(-1.05, 1.05)
