@@ -10,10 +10,16 @@ from grader.grading import grade as grading
 from grader.grading import runner
 from grader.implementation import Implementation
 
-# A line of code under test that hangs sleeping, for a test whose hang's kind does not matter: only the wall
-# clock stops it, and it spends no CPU while the limits run out (the kit's tests keep both cores busy). `select`
-# is not on a lab's allow-list, but the test process and the worker have it loaded (numpy's reference to sys).
-SLEEPS = '(getattr(np, "_core", None) or np.core).numeric.sys.modules["select"].select([], [], [], 3600)'
+
+def sleep_line(seconds: float) -> str:
+    """A line of code under test that sleeps ``seconds`` without spending CPU (the kit's tests keep both cores
+    busy). `select` is not on a lab's allow-list, but the test process and the worker have it loaded (numpy's
+    reference to sys)."""
+    return f'(getattr(np, "_core", None) or np.core).numeric.sys.modules["select"].select([], [], [], {seconds})'
+
+
+# A hang for a test whose hang's kind does not matter: only the wall clock stops it.
+SLEEPS = sleep_line(3600)
 
 
 @cache
