@@ -2,7 +2,8 @@
 
 One JSON object per line, flushed as it happens: ``collected`` (the trusted list of
 tests with their tasks, points and tiers: all of them, even in a run ordered to grade one
-task), then per test ``start`` and ``result`` (the test's verdict and duration), behind
+task), then per test ``start`` and ``result`` (the test's verdict and duration; the functions of the
+code under test it called, when a queue entry asks), behind
 the wall ``isolation`` (the protections in force), and ``finished`` when the session
 ended normally. A run that grades several submissions (a
 queue) frames each one's events with ``submission`` and ``submission_done``. If the test
@@ -44,8 +45,10 @@ class Stream:
         event = {"event": "start", "id": test}
         self._emit(event if seconds is None else {**event, "seconds": seconds})
 
-    def result(self, test: str, duration_s: float, verdict: dict) -> None:
-        self._emit({"event": "result", "id": test, "duration_s": duration_s, **verdict})
+    def result(self, test: str, duration_s: float, verdict: dict, calls: list[str] | None = None) -> None:
+        """``calls``: the functions of the code under test the test called, when the run asked (in-process)."""
+        event = {"event": "result", "id": test, "duration_s": duration_s, **verdict}
+        self._emit(event if calls is None else {**event, "calls": calls})
 
     def isolation(self, level: str, protections: list[str]) -> None:
         self._emit({"event": "isolation", "level": level, "protections": protections})

@@ -32,6 +32,8 @@ def verdict(outcome: str, message: str = "", hint: str = "", line: int | None = 
 
 PASSED = verdict("passed")
 SKIPPED = verdict("not_run", "skipped")
+# A queue entry asked for some tests only (grader.kit.reach: the tests that reach a mutant's edit).
+NOT_SELECTED = verdict("not_run", "not run: this run asked for other tests only")
 
 
 class SubmissionError(Exception):

@@ -9,12 +9,18 @@ strip=False) inside one named function, and records which lab tests must catch i
 from __future__ import annotations
 
 import ast
+import fcntl
+import functools
 import io
+import json
+import os
 import re
 import tokenize
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from grader import labs
+from grader.kit import reach as kit_reach
 from grader.kit import starters
 from tests import instructor
 
@@ -89,6 +95,31 @@ def solution_lines(min_length: int = 1) -> set[str]:
         if path.is_file() and path.name != "starter.py" and not instructors:
             elsewhere |= {line.strip() for line in path.read_text(errors="replace").splitlines()}
     return {line for line in inside - elsewhere if len(line) >= min_length and not line.startswith("#")}
+
+
+@functools.cache
+def reach(lab_id: str, shared: Path) -> kit_reach.Reach:
+    """What each visible test of the lab calls in its reference (grader.kit.reach), measured once per run of
+    the kit's tests: the first process to need it (an xdist worker) writes it in ``shared``, a folder every
+    worker of the run sees, where the others read it."""
+    path = shared / f"reach-{lab_id}.json"
+    with open(shared / f"reach-{lab_id}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # the others wait for the first
+        if not path.exists():
+            measured = kit_reach.measure(labs.get(lab_id).visible_only(), reference_source(lab_id))
+            document = {
+                "calls": {t: sorted(c) for t, c in measured.calls.items()},
+                "functions": sorted(measured.functions),
+            }
+            path.write_text(json.dumps(document), encoding="utf-8")
+    document = json.loads(path.read_text(encoding="utf-8"))
+    return kit_reach.Reach({t: frozenset(c) for t, c in document["calls"].items()}, frozenset(document["functions"]))
+
+
+def shared_folder(tmp_path_factory) -> Path:
+    """A folder every xdist worker of this run of the kit's tests sees (the run's own, without xdist)."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
 
 
 def catalogue(lab_id: str) -> list[Mutant]:

@@ -8,7 +8,7 @@ import click
 
 from grader.cli.options import UsageProblem, lab_named, output_file
 from grader.grading import runner
-from grader.kit import mutant_grading
+from grader.kit import mutant_grading, reach
 
 
 @click.command("mutants")
@@ -26,7 +26,7 @@ def mutants_command(lab_id: str, jobs: int, json_path: str | None) -> None:
         raise UsageProblem(f"lab {lab.id} has no reference here: mutants are made from it")
     try:
         outcome = mutant_grading.grade(lab, jobs=jobs)
-    except mutant_grading.DeclarationError as exc:
+    except (mutant_grading.DeclarationError, reach.ReachError) as exc:
         raise UsageProblem(str(exc)) from None
     except runner.GradingError as exc:
         raise UsageProblem(f"the grader failed: {exc}") from None

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import BinaryIO
 
 from grader.implementation import Implementation
@@ -30,9 +30,17 @@ SESSION_LIMIT = 100
 class Feed:
     """Submissions from ``take`` (a Given, or None when there are no more) for one session's pipe."""
 
-    def __init__(self, take: Callable[[], Given | None], extra: dict, limit: int | None = None, ahead: int = 1):
+    def __init__(
+        self,
+        take: Callable[[], Given | None],
+        extra: dict,
+        limit: int | None = None,
+        ahead: int = 1,
+        only: Callable[[object], Collection[str] | None] | None = None,
+    ):
         self.take = take  # must not block: the session's watch calls it
-        self.extra = extra  # added to every entry (stop_at_first_failure)
+        self.extra = extra  # added to every entry (stop_at_first_failure, record_calls)
+        self.only = only  # a given item's tests to run (None: all)
         self.limit = SESSION_LIMIT if limit is None else limit
         self.ahead = ahead  # submissions given beyond the one the session is on
         self.given: dict[str, Given] = {}  # by the key the session streams, in the order given
@@ -56,6 +64,9 @@ class Feed:
             key = str(len(self.given))
             self.given[key] = got
             entry = {"key": key, "path": str(got[1].path), **self.extra}
+            tests = self.only(got[0]) if self.only is not None else None
+            if tests is not None:
+                entry["only"] = sorted(tests)
             try:
                 self.pipe.write((json.dumps(entry) + "\n").encode())
                 self.pipe.flush()

@@ -25,8 +25,8 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from collections.abc import Callable, Collection
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from grader import limits, verdicts
@@ -329,6 +329,8 @@ class Run:
     results: list[TestResult]
     isolation: dict
     limits: dict  # every limit's value (grader.limits.in_force), run_seconds as the runner applied it
+    # With record_calls (in-process): test id -> the functions of the code under test it called, by qualified name.
+    calls: dict[str, frozenset[str]] = field(default_factory=dict)
 
 
 def _complete(
@@ -459,9 +461,12 @@ def run_many(
     stop_at_first_failure: bool = False,
     cpu: int | None = None,
     session_limit: int | None = None,
+    only: list[Collection[str] | None] | None = None,
+    record_calls: bool = False,
 ) -> list[Run]:
     """Grade several submissions in as few pytest sessions as possible (``run_queue``), and return their
-    runs in order. ``on_result(index, run)`` is called as soon as each submission's result is known."""
+    runs in order. ``on_result(index, run)`` is called as soon as each submission's result is known.
+    ``only``: for each submission, the ids of the tests to run (None: all of them)."""
     runs: dict[int, Run] = {}
     queued = iter(list(enumerate(impls)))
 
@@ -479,6 +484,8 @@ def run_many(
         stop_at_first_failure=stop_at_first_failure,
         cpu=cpu,
         session_limit=session_limit,
+        only=(lambda index: only[index]) if only is not None else None,
+        record_calls=record_calls,
     )
     return [runs[i] for i in range(len(impls))]
 
@@ -494,6 +501,8 @@ def run_queue(
     cpu: int | None = None,
     put_back: Callable[[Given], None] | None = None,
     session_limit: int | None = None,
+    only: Callable[[object], Collection[str] | None] | None = None,
+    record_calls: bool = False,
 ) -> None:
     """Grade the submissions ``take`` hands over, one at a time as a session is ready for the next
     ((item, Implementation) pairs; None when there are no more; it must not block: the session's
@@ -511,13 +520,21 @@ def run_queue(
     points): only whether it loses a point is known (grader mutants). ``cpu``: the core the
     session keeps to with its worker (a batch job's: grader.wall.cpus); None, the one it starts on.
     ``session_limit``: submissions a session grades at most (None: grader.grading.feed.SESSION_LIMIT).
+    ``only(item)``: the ids of the tests to run for that submission (None: all); the others are not_run
+    (verdicts.NOT_SELECTED). A submission graded again alone, after a hang or a crash, runs every test.
+    ``record_calls`` (in-process only): each Run says which functions of the code each test called
+    (``Run.calls``; grader.kit.reach).
     """
+    if record_calls and isolation != "in-process":
+        raise ValueError("record_calls: the functions a test calls are seen in-process only")
     scratch.sweep_once()
     require_sandbox(isolation)
     in_force = limits.in_force(lab.limits, timeout)
     timeout = in_force[limits.RUN_SECONDS]
     backlog: collections.deque[Given] = collections.deque()  # given to a session that ended without them
     extra = {"stop_at_first_failure": True} if stop_at_first_failure else {}
+    if record_calls:
+        extra["record_calls"] = True
     env = {QUEUE_ENV: "1"}
     if cpu is not None:
         env[CPU_ENV] = str(cpu)
@@ -529,7 +546,7 @@ def run_queue(
         # Looked at, then left for the feed to hand over: the session's orders name a submission (IMPL).
         backlog.appendleft(first)
         # A mutant's run ends at its first failure, often within a poll: two ahead, so it never waits.
-        feed = Feed(next_one, extra, limit=session_limit, ahead=2 if stop_at_first_failure else 1)
+        feed = Feed(next_one, extra, limit=session_limit, ahead=2 if stop_at_first_failure else 1, only=only)
         finished: set[str] = set()
 
         def finish(key: str, run: Run, feed=feed, finished=finished) -> None:
@@ -587,7 +604,8 @@ def _graded(
         done[stopped.test] = _stopped_result(progress.collected, stopped)
     sandbox = part.isolation or {"protections": []}
     unfinished = verdicts.run_out_of_time(timeout)
-    return Run(_complete(progress.collected, done, unfinished), {"mode": isolation, **sandbox}, in_force)
+    calls = {i: frozenset(e["calls"]) for i, e in part.results.items() if isinstance(e.get("calls"), list)}
+    return Run(_complete(progress.collected, done, unfinished), {"mode": isolation, **sandbox}, in_force, calls)
 
 
 def collect(lab: Lab) -> list[dict]:

@@ -4,5 +4,6 @@
 ``plugin`` holds the pytest hooks: points, verdicts, the progress stream, a queue of
 submissions (``incoming`` reads them from the orders' pipe); ``state`` is the session's orders
 and state, read once; ``handles`` is the seam a test file holds as ``lab``, answered by
-``loader`` in-process or by the wall.
+``loader`` in-process or by the wall; ``calls`` records, in-process and when asked, the functions
+of the code under test each test calls (grader.kit.reach).
 """

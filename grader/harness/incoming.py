@@ -1,7 +1,8 @@
 """The submissions a queue session grades in turn, as the grader hands them over.
 
 The grader writes them on the orders' pipe, which grader.harness.main keeps open for a queue:
-one JSON object a line ({"key", "path", and "stop_at_first_failure" if asked}), each as the
+one JSON object a line ({"key", "path", and if asked "stop_at_first_failure", "only" (the ids of the
+tests to run) and "record_calls"}), each as the
 session turns to the one before it, so that a batch's jobs share one queue and the last
 students go to whichever job is free (grader.grading.feed). The pipe's end is the queue's end.
 """

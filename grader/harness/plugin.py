@@ -24,7 +24,7 @@ import pytest
 import pytest_timeout
 
 from grader import labs, verdicts
-from grader.harness import handles, incoming, state
+from grader.harness import calls, handles, incoming, state
 from grader.harness.module_data import ModuleData
 from grader.limits import Limits
 from grader.progress import Stream
@@ -172,10 +172,28 @@ def pytest_runtest_protocol(item, nextitem):
             del item.stash[key]
     stream = _stream(item.config)
     stream.start(test_id(item), _shorter_limit(item))
-    yield
+    recorder = _call_recorder(item)
+    if recorder is not None:
+        recorder.start()
+    try:
+        yield
+    finally:
+        calls = recorder.stop() if recorder is not None else None
     if graded_info(item) is not None:
         verdict = item.stash.get(_verdict_key, None) or verdicts.PASSED
-        stream.result(test_id(item), round(item.stash.get(_duration_key, 0.0), 6), verdict)
+        stream.result(test_id(item), round(item.stash.get(_duration_key, 0.0), 6), verdict, calls)
+
+
+def _call_recorder(item) -> calls.CallRecorder | None:
+    """For a queue entry that asks (in-process: behind the wall the code runs in another process), a recorder
+    of the functions of the code under test that this test calls."""
+    grading = item.config.stash[state.SESSION_KEY]
+    if not grading.record_calls or grading.behind_the_wall or graded_info(item) is None:
+        return None
+    files = grading.code_under_test_files()
+    if grading.selected is not None:
+        files.add(str(grading.selected))  # as the loader compiled it, which may not be its resolved path
+    return calls.CallRecorder(files)
 
 
 @pytest.hookimpl(wrapper=True)
@@ -189,9 +207,16 @@ def pytest_runtest_call(item):
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_setup(item):
     """A queue entry that asks to stop at its first failure (grader mutants: one lost point kills a mutant)
-    skips its remaining graded tests once one has failed; a skip in setup leaves pytest's fixtures consistent."""
+    skips its remaining graded tests once one has failed, and one that asks for some tests only (a mutant:
+    the tests that reach its edit, grader.kit.reach) skips the others; a skip in setup leaves pytest's
+    fixtures consistent."""
     grading = item.config.stash[state.SESSION_KEY]
-    if grading.stop_at_first_failure and grading.submission_failed and graded_info(item) is not None:
+    if graded_info(item) is None:
+        return
+    if grading.only is not None and test_id(item) not in grading.only:
+        item.stash[_verdict_key] = verdicts.NOT_SELECTED
+        pytest.skip(verdicts.NOT_SELECTED["message"])
+    if grading.stop_at_first_failure and grading.submission_failed:
         pytest.skip("not run: an earlier test of this submission failed")
 
 
@@ -257,12 +282,15 @@ def pytest_runtestloop(session):
             data.restore()
         grading.select(Path(entry["path"]))
         grading.stop_at_first_failure = bool(entry.get("stop_at_first_failure"))
+        grading.only = frozenset(entry["only"]) if entry.get("only") is not None else None
+        grading.record_calls = bool(entry.get("record_calls"))
         grading.submission_failed = False
         stream.submission(entry["key"])
         order = _cheapest_first(items) if grading.stop_at_first_failure else items
         for i, item in enumerate(order):
             item.config.hook.pytest_runtest_protocol(item=item, nextitem=order[i + 1] if i + 1 < len(order) else None)
-            if graded_info(item) is not None and item.stash.get(_verdict_key, verdicts.PASSED) != verdicts.PASSED:
+            verdict = item.stash.get(_verdict_key, verdicts.PASSED)
+            if graded_info(item) is not None and verdict["outcome"] not in ("passed", "not_run"):
                 grading.submission_failed = True
         _end_submission(grading, stream)
         stream.submission_done(entry["key"])

@@ -56,6 +56,8 @@ class Session:
     handles: list = field(default_factory=list)  # every lab handle given to a test file
     selected: Path | None = None  # the submission a queue is grading now
     stop_at_first_failure: bool = False  # the queue entry being graded asks to skip its tests after a failure
+    only: frozenset[str] | None = None  # the queue entry being graded asks for these tests only (by id)
+    record_calls: bool = False  # the queue entry asks which of its functions each test calls (grader.harness.calls)
     submission_failed: bool = False  # a graded test of that submission has failed
     wall: object | None = None  # the wall session of the submission being graded (grader.wall.session)
     # A test of the submission being graded timed out: the tests after it have the shorter limit

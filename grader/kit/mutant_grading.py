@@ -1,5 +1,8 @@
 """Grade a lab's generated mutants (grader.kit.mutants) with its visible tests, behind the wall, in parallel.
 
+Each mutant runs only the tests that reach the function it edits (grader.kit.reach), stopping at its first
+failure: a test that does not call that function runs the mutant as it runs the reference, which passes.
+
 A mutant is killed when it loses any point, survives when it scores full marks. A survivor the lab
 declares equivalent (``labs/<id>/instructor/equivalent_mutants.toml``: an ``[[equivalent]]`` table per
 mutant, with its ``id`` and a one-line ``reason``) is not a failure; a declared id that no generated
@@ -19,7 +22,7 @@ import tomllib
 
 from grader.grading import runner
 from grader.implementation import Implementation
-from grader.kit import mutants, starters
+from grader.kit import mutants, reach, starters
 from grader.labs import Lab
 
 DECLARATIONS = "instructor/equivalent_mutants.toml"
@@ -103,6 +106,8 @@ def grade(lab: Lab, *, jobs: int = 2) -> Outcome:
     reference, generated = generate(lab)
     declared = checked_declarations(lab, generated)
     visible = lab.visible_only()
+    reached = reach.measure(visible, reference)
+    selected = [reached.tests_for(mutant.qualname) for mutant in generated]  # a test left out passes the mutant
     full_marks: dict[int, bool] = {}
     lock = threading.Lock()
     failures: list[BaseException] = []
@@ -119,7 +124,8 @@ def grade(lab: Lab, *, jobs: int = 2) -> Outcome:
                 return None if failures else next(todo, None)
 
         def finished(index: int, run: runner.Run) -> None:
-            lost = any(result.points < result.max_points for result in run.results)
+            graded = [r for r in run.results if selected[index] is None or r.id in selected[index]]
+            lost = any(result.points < result.max_points for result in graded)
             with lock:
                 full_marks[index] = not lost
 
@@ -131,6 +137,7 @@ def grade(lab: Lab, *, jobs: int = 2) -> Outcome:
                     isolation="worker",
                     on_result=finished,
                     stop_at_first_failure=True,  # one lost point kills a mutant: the rest is not needed
+                    only=selected.__getitem__,
                 )
             except BaseException as exc:  # noqa: BLE001 - handed to the calling thread, which re-raises it
                 failures.append(exc)
