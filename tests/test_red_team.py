@@ -14,7 +14,6 @@ import functools
 from pathlib import Path
 
 from grader import labs
-from grader.grading import grade
 from grader.implementation import Implementation
 from tests import grading
 from tests.hostile.catalogue import HOSTILE
@@ -38,14 +37,6 @@ def _chunk(hostile) -> str:
 
 def outcomes(report):
     return {t["id"]: t["outcome"] for t in report["tests"]}
-
-
-@functools.cache
-def _honest_solo(lab_id: str, folder) -> dict:
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / "honest.py"
-    path.write_text(reference_source(lab_id))
-    return outcomes(grade.grade(_lab(lab_id), Implementation("submission", path), isolation="worker"))
 
 
 @functools.cache
@@ -117,8 +108,9 @@ def _check(hostile, tmp_path_factory):
     assert not chunk["numpy_changed"], "a hostile submission of this chunk changed numpy's files"
     assert not chunk["processes"], chunk["processes"]
     assert not chunk["files"], chunk["files"]
-    solo = _honest_solo(hostile.lab, base / f"honest-{hostile.lab}")
-    assert chunk["honest"] == solo, "an honest submission graded after the chunk's hostile ones was affected"
+    # Alone, the reference passes every test behind the wall (tests/test_cli.py grades it so, and exits 0).
+    affected = {t: outcome for t, outcome in chunk["honest"].items() if outcome != "passed"}
+    assert not affected, f"an honest submission graded after the chunk's hostile ones was affected: {affected}"
 
 
 def test_a_submission_that_changes_what_it_is_given_cannot_change_the_next_students_grade(tmp_path):
