@@ -315,25 +315,25 @@ def _growth(smallest: dict, largest: dict) -> float | None:
     return round(max(ratios), 2) if ratios else None
 
 
-def hidden_tests_cost(folder: Path, tmp: Path, jobs: int) -> dict:
+def hidden_tests_cost(folder: Path, tmp: Path, jobs: int, rounds: int = HIDDEN_ROUNDS) -> dict:
     """The class in ``folder`` graded by the batch (its Python API: both ways alike) with the lab's hidden
-    tests and without them (a student's copy), in turns round by round; the cost is the median ratio."""
+    tests and without them (a student's copy), in turns, ``rounds`` rounds; the cost is the median ratio."""
     from grader.batch import run_batch
 
     lab = labs.get("ch06")
     variants = {"with_hidden": lab, "visible_only": lab.visible_only()}
-    rounds = []
-    for r in range(HIDDEN_ROUNDS):
+    timed = []
+    for r in range(rounds):
         seconds = {}
         for name in list(variants) if r % 2 == 0 else list(reversed(variants)):
             started = time.perf_counter()
             run_batch(variants[name], [folder], tmp / f"hidden-{name}-{r}", jobs=jobs)
             seconds[name] = time.perf_counter() - started
-        rounds.append(seconds)
+        timed.append(seconds)
     return {
         "students": len(list(folder.iterdir())),
         "jobs": jobs,
-        "with_hidden_s": round(statistics.median(r["with_hidden"] for r in rounds), 1),
-        "visible_only_s": round(statistics.median(r["visible_only"] for r in rounds), 1),
-        "cost": round(statistics.median(r["with_hidden"] / r["visible_only"] for r in rounds) - 1, 2),
+        "with_hidden_s": round(statistics.median(r["with_hidden"] for r in timed), 1),
+        "visible_only_s": round(statistics.median(r["visible_only"] for r in timed), 1),
+        "cost": round(statistics.median(r["with_hidden"] / r["visible_only"] for r in timed) - 1, 2),
     }

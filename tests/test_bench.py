@@ -93,7 +93,7 @@ def test_the_honest_students_ratio_grades_them_both_ways_in_turns(tmp_path, monk
 
 def test_the_hidden_tests_cost_is_a_ratio_of_the_same_class_graded_with_and_without_them(tmp_path):
     bench_batch.generate_class(tmp_path / "class", 2)
-    figure = bench_batch.hidden_tests_cost(tmp_path / "class", tmp_path, 1)
+    figure = bench_batch.hidden_tests_cost(tmp_path / "class", tmp_path, 1, rounds=1)  # the bench's are 2, in turns
     assert figure["students"] == 2 and figure["with_hidden_s"] > 0 and figure["visible_only_s"] > 0
     for name, tiers in (("with_hidden", {"visible", "hidden"}), ("visible_only", {"visible"})):
         reports = sorted((tmp_path / f"hidden-{name}-0" / "reports").glob("*.json"))
