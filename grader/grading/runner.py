@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import hashlib
 import json
 import os
 import signal
@@ -609,7 +610,27 @@ def _graded(
 
 
 def collect(lab: Lab) -> list[dict]:
-    """The lab's tests with their tasks and points, without running them."""
+    """The lab's tests with their tasks and points, without running them: a pytest process the first time,
+    then, in the same process, again only if a file of the lab's folder changed (``_lab_files_sha256``)."""
+    key = (str(lab.folder), tuple(map(str, lab.test_files)), _lab_files_sha256(lab))
+    if key not in _collected:
+        _collected[key] = _collect(lab)
+    return [dict(test) for test in _collected[key]]
+
+
+_collected: dict[tuple, list[dict]] = {}  # a batch collects its lab first, and the kit's tests run many batches
+
+
+def _lab_files_sha256(lab: Lab) -> str:
+    """The sha256 of every Python file of the lab's folder, its tests and the helpers they import."""
+    digest = hashlib.sha256()
+    for path in sorted(lab.folder.rglob("*.py")):
+        if "__pycache__" not in path.parts:
+            digest.update(f"{path.relative_to(lab.folder).as_posix()}\0".encode() + path.read_bytes())
+    return digest.hexdigest()
+
+
+def _collect(lab: Lab) -> list[dict]:
     with scratch.temporary("collect") as tmp:
         progress = tmp / "progress.jsonl"
         cmd = [sys.executable, "-m", "pytest", *_pytest_args(lab, ["--collect-only"])]
