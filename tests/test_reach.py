@@ -10,12 +10,14 @@ import importlib.util
 import sys
 
 import pytest
+from click.testing import CliRunner
 
 from grader import labs, verdicts
+from grader.cli import main
 from grader.grading import runner
 from grader.harness.calls import AT_IMPORT, CallRecorder
 from grader.implementation import Implementation
-from grader.kit import reach
+from grader.kit import mutant_grading, reach
 from tests.mutation import reach as lab_reach
 from tests.mutation import reference_source, shared_folder
 
@@ -84,8 +86,13 @@ def test_calls_are_recorded_in_process_only(tmp_path):
         runner.run_many(lab, [Implementation("submission", tmp_path / "x.py")], isolation="worker", record_calls=True)
 
 
-def test_a_reference_that_fails_its_own_tests_has_no_reach():
+def test_a_reference_that_fails_its_own_tests_has_no_reach_and_grader_mutants_says_so(monkeypatch):
     lab = labs.get(LAB).visible_only()
     starter = lab.starter.read_text(encoding="utf-8")
-    with pytest.raises(reach.ReachError, match="the reference does not pass"):
+    with pytest.raises(reach.ReachError, match="the reference does not pass these of its tests: test_") as caught:
         reach.measure(lab, starter)
+    assert "more" in str(caught.value)  # a few of them named, not all 42
+    monkeypatch.setattr(mutant_grading, "generate", lambda lab: (starter, []))
+    monkeypatch.setattr(mutant_grading, "checked_declarations", lambda lab, generated: {})
+    result = CliRunner().invoke(main, ["mutants", "--lab", LAB])
+    assert result.exit_code == 2 and "the reference does not pass" in result.output, result.output
