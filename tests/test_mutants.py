@@ -34,6 +34,7 @@ import pytest
 from grader import labs
 from grader.grading import runner
 from grader.implementation import Implementation
+from grader.kit import reach as kit_reach
 from grader.testing import bugs
 from tests.instructor import MissingMaterial
 from tests.mutation import apply, catalogue, reach, reference_source, shared_folder
@@ -66,7 +67,7 @@ def _compared(lab_id: str) -> set[str]:
 
 @functools.cache
 def _graded(lab_id: str, index: int, folder, shared) -> dict:
-    """Each mutant of the chunk graded in-process with the tests that reach its edit (``_selected``), and
+    """Each mutant of the chunk graded in-process with the tests that reach its edit (grader.kit.reach), and
     the compared ones behind the wall too, with every test: {mode: {mutant name: run}}."""
     members = _members(lab_id, index)
     folder.mkdir(parents=True, exist_ok=True)
@@ -101,7 +102,7 @@ def _verdicts(run: runner.Run, selected: frozenset[str] | None) -> list[tuple[st
     reach the mutant's edit (grader.kit.reach) runs the mutant as it runs the reference, which passes it."""
     verdicts = []
     for r in run.results:
-        left_out = selected is not None and r.id not in selected and r.outcome == "not_run"
+        left_out = kit_reach.left_out(r, selected)
         verdicts.append((r.id, "passed" if left_out else r.outcome, "" if left_out else r.message, r.hint))
     return verdicts
 

@@ -609,6 +609,9 @@ def _graded(
     return Run(_complete(progress.collected, done, unfinished), {"mode": isolation, **sandbox}, in_force, calls)
 
 
+_collected: dict[tuple, list[dict]] = {}  # a batch collects its lab first, and the kit's tests run many batches
+
+
 def collect(lab: Lab) -> list[dict]:
     """The lab's tests with their tasks and points, without running them: a pytest process the first time,
     then, in the same process, again only if a file of the lab's folder changed (``_lab_files_sha256``)."""
@@ -616,9 +619,6 @@ def collect(lab: Lab) -> list[dict]:
     if key not in _collected:
         _collected[key] = _collect(lab)
     return [dict(test) for test in _collected[key]]
-
-
-_collected: dict[tuple, list[dict]] = {}  # a batch collects its lab first, and the kit's tests run many batches
 
 
 def _lab_files_sha256(lab: Lab) -> str:

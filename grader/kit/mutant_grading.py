@@ -124,7 +124,7 @@ def grade(lab: Lab, *, jobs: int = 2) -> Outcome:
                 return None if failures else next(todo, None)
 
         def finished(index: int, run: runner.Run) -> None:
-            graded = [r for r in run.results if selected[index] is None or r.id in selected[index]]
+            graded = [r for r in run.results if not reach.left_out(r, selected[index])]
             lost = any(result.points < result.max_points for result in graded)
             with lock:
                 full_marks[index] = not lost

@@ -52,6 +52,12 @@ class Reach:
         return frozenset(reached)
 
 
+def left_out(result: runner.TestResult, selected: frozenset[str] | None) -> bool:
+    """Whether a run given ``selected`` (``Reach.tests_for``) left ``result``'s test out: it passes the mutant, as
+    it passes the reference. A test that ran after all (a submission graded again alone) has its own verdict."""
+    return selected is not None and result.id not in selected and result.outcome == "not_run"
+
+
 def _path(qualname: str) -> str:
     """A code's qualified name as a path of definitions: ``Tensor.__add__.<locals>.backward`` is
     ``Tensor.__add__.backward``."""
