@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from grader import labs
-from grader.testing import bugs, diagnosis, faults
+from grader.testing import bugs, diagnosis, faults, memo
 from grader.testing.checks import show
 from tests.mutation import apply, catalogue, reference_source
 
@@ -343,3 +343,22 @@ def test_operations_that_call_each_other_are_named_not_the_sort():
     assert "topological sort" in diagnosis.explain_error("RecursionError", "maximum recursion depth exceeded", sort)
     alone = ("Value.__rsub__",) * 6  # one reflected operator calling itself: its own words, as before
     assert "`2.0 - x` (__rsub__) calls itself" in diagnosis.explain_error("RecursionError", "too deep", alone)
+
+
+def test_the_next_submission_that_fails_the_same_check_searches_nothing_again(monkeypatch):
+    """What the search found for a computation is kept for the process (a batch's session grades many
+    students, who fail the same checks): the next search of it runs no fault again, and still names
+    each submission's own bug."""
+    memo.forget()
+    runs = []
+    run = faults.run
+    monkeypatch.setattr(faults, "run", lambda *args, **kwargs: runs.append(args) or run(*args, **kwargs))
+    hints, searched = [], []
+    # f = a * b at a = 1.5, b = -0.7: a.grad = 1.5 is b's rule multiplying by a's own value; 0.7, a's sign.
+    for got in ([1.5, 1.5], [0.7, 1.5], [1.5, 1.5]):
+        before = len(runs)
+        hints.append(diagnosis.explain_gradients(lambda a, b: a * b, [1.5, -0.7], got, constants=False))
+        searched.append(len(runs) - before)
+    assert searched[0] > 10 and searched[1:] == [0, 0], searched
+    assert named(hints[0]) == {"other_operand"} and named(hints[1]) == {"sign"}, hints
+    assert hints[2] == hints[0]

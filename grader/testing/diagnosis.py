@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from grader.testing import bugs, faults
+from grader.testing import bugs, faults, memo
 from grader.testing.faults import Fault, Setting
 
 # Two analytic computations of the same gradients agree far more closely than this; a
@@ -30,6 +30,10 @@ MATCH_ATOL = 1e-9
 CANNOT_TELL = "several common bugs give exactly these numbers, so the kit cannot tell which"
 # At most this many runs of the computation per diagnosis (each one is a few hundred microseconds).
 MAX_RUNS = 4000
+# What a search found is kept for the rest of the process: the outcome of each (computation, fault setting),
+# a few hundred bytes each (a lab's failed checks search a few thousand), and each computation's catalogue.
+_OUTCOMES = memo.Kept(50_000)
+_CATALOGUES = memo.Kept(1_000)
 
 OPS = {
     "+": "`+`",
@@ -167,11 +171,17 @@ _FORWARD = {
 
 # -- comparing numbers ----------------------------------------------------------------------
 def _same(a, b) -> bool:
+    """np.allclose(a, b) with MATCH_RTOL, and MATCH_ATOL scaled by b's largest entry, for finite numbers of one
+    shape; written out, as a diagnosis makes thousands of these comparisons of small arrays, where np.allclose's
+    own checks cost ten times the arithmetic."""
     a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
-    if a.shape != b.shape or not (np.all(np.isfinite(a)) and np.all(np.isfinite(b))):
+    if a.shape != b.shape or not (np.isfinite(a).all() and np.isfinite(b).all()):
         return False
-    scale = float(np.max(np.abs(b))) if b.size else 0.0
-    return bool(np.allclose(a, b, rtol=MATCH_RTOL, atol=MATCH_ATOL * max(1.0, scale)))
+    if not b.size:
+        return True
+    magnitude = np.abs(b)
+    atol = MATCH_ATOL * max(1.0, float(magnitude.max()))
+    return bool((np.abs(a - b) <= atol + MATCH_RTOL * magnitude).all())
 
 
 def _all_same(xs, ys) -> bool:
@@ -229,8 +239,19 @@ def word(matches: list[Fault], what: str = "your gradients are") -> str:
 _COMPOSED = Setting(None, (("neg", "mul"), ("sub", "add_neg"), ("div", "mul_pow"), ("mean", "sum_mul")))
 
 
-def _catalogue(f, inputs, seed, calls, constants):
-    """(faults worth trying on ``f``, its correct outcome, its Run); None if the kit cannot run ``f``."""
+def _catalogue(f, inputs, seed, calls, constants, computation):
+    """(faults worth trying on ``f``, its correct outcome, its Run); None if the kit cannot run ``f``.
+    Kept for the process under ``computation``'s name, as the search's outcomes are (``_outcome``)."""
+    key = None if computation is None else (computation, constants)
+    if key is not None and key in _CATALOGUES:
+        return _CATALOGUES.get(key)
+    found = _search_catalogue(f, inputs, seed, calls, constants)
+    if key is not None:
+        _CATALOGUES.put(key, found)
+    return found
+
+
+def _search_catalogue(f, inputs, seed, calls, constants):
     try:
         correct, state = faults.run(f, inputs, seed=seed, calls=calls)
         _, composed = faults.run(f, inputs, _COMPOSED, seed=seed, calls=calls)
@@ -259,7 +280,8 @@ def explain_gradients(
     numbers from the same test, ``(f, inputs, got)`` each (right or wrong), that the bug must
     give too: one number alone fits too many bugs."""
     got = [np.asarray(g, dtype=np.float64) for g in got]
-    catalogue = _catalogue(f, inputs, seed, calls, constants)
+    computation = _computation(f, inputs, seed, calls)
+    catalogue = _catalogue(f, inputs, seed, calls, constants, computation)
     if catalogue is None:
         return ""
     candidates, correct, state = catalogue
@@ -271,7 +293,7 @@ def explain_gradients(
             runs += 1
             if runs > MAX_RUNS:  # a computation too big to search: saying less beats saying it wrong
                 return ""
-            outcome = _outcome(f, inputs, setting, seed, calls)
+            outcome = _outcome(f, inputs, setting, seed, calls, computation)
             if outcome is None or _all_same(outcome.grads, correct.grads):
                 continue  # a bug that changes nothing here explains nothing
             if _all_same(outcome.grads, got) and all(_gives(g, xs, ys, setting, calls) for g, xs, ys in also):
@@ -289,18 +311,32 @@ def explain_gradients(
     return _shape_of_error(got, correct.grads)
 
 
-def _outcome(f, inputs, setting, seed, calls) -> faults.Outcome | None:
-    """What ``f`` gives under ``setting``; None if the fault makes it fail (then it is not this fault)."""
+def _computation(f, inputs, seed, calls):
+    """The name the search's results for ``f`` at ``inputs`` are kept under (grader.testing.memo), or None."""
+    return memo.name(("diagnosis", f, inputs, seed, calls))
+
+
+def _outcome(f, inputs, setting, seed, calls, computation) -> faults.Outcome | None:
+    """What ``f`` gives under ``setting``; None if the fault makes it fail (then it is not this fault). Kept
+    for the process under ``computation`` (unless None): it depends on the kit's computation alone, and the
+    next submission that fails the same check searches the same settings."""
+    key = None if computation is None else (computation, setting)
+    if key is not None and key in _OUTCOMES:
+        return _OUTCOMES.get(key)
     try:
         outcome, _ = faults.run(f, inputs, setting, seed=seed, calls=calls)
     except Exception:  # Unsupported, or an error the injected bug causes
-        return None
-    return outcome if outcome.value is not None else None
+        outcome = None
+    if outcome is not None and outcome.value is None:
+        outcome = None
+    if key is not None:
+        _OUTCOMES.put(key, outcome)
+    return outcome
 
 
 def _gives(f, inputs, got, setting, calls) -> bool:
     """Whether ``f`` under ``setting`` gives exactly the gradients ``got``."""
-    outcome = _outcome(f, inputs, setting, None, calls)
+    outcome = _outcome(f, inputs, setting, None, calls, _computation(f, inputs, None, calls))
     return outcome is not None and _all_same(outcome.grads, [np.asarray(g, dtype=np.float64) for g in got])
 
 

@@ -17,6 +17,10 @@ inputs are named by value, as they are at the call. A computation that cannot be
 closure over a set or a dict, functions nested too deep) is computed each time. The functions
 named are the lab tests' own, trusted, and compute from what they are given, what they close over
 and their module's globals.
+
+The same names keep what a diagnosis's search found (grader.testing.diagnosis: the outcome of the
+computation under each injected fault), in a store of its own (``Kept``): it depends on the kit's
+computation alone, and a batch's students fail the same checks.
 """
 
 from __future__ import annotations
@@ -51,18 +55,57 @@ class _Same:
         return id(self.obj)
 
 
-_remembered: OrderedDict = OrderedDict()
+_stores: list[Kept] = []  # every store, for forget()
+
+
+class Kept:
+    """Answers kept under names, the least recently used forgotten beyond ``limit``."""
+
+    def __init__(self, limit: int):
+        self.limit = limit
+        self._answers: OrderedDict = OrderedDict()
+        _stores.append(self)
+
+    def get(self, key, default=None):
+        if key not in self._answers:
+            return default
+        self._answers.move_to_end(key)
+        return self._answers[key]
+
+    def put(self, key, answer) -> None:
+        self._answers[key] = answer
+        if len(self._answers) > self.limit:
+            self._answers.popitem(last=False)
+
+    def __contains__(self, key) -> bool:
+        return key in self._answers
+
+    def __len__(self) -> int:
+        return len(self._answers)
+
+    def clear(self) -> None:
+        self._answers.clear()
+
+
+_remembered = Kept(MAX_REMEMBERED)
+
+
+def name(parts: tuple):
+    """A hashable name for ``parts`` (a computation and its inputs, as above), or None if it holds
+    something that cannot be named."""
+    try:
+        return _name(parts, MAX_DEPTH)
+    except _Unnamed:
+        return None
 
 
 def remembered(parts: tuple, compute):
     """``compute()``'s answer, remembered under the name of ``parts`` (a read-only copy when an array)."""
-    try:
-        key = _name(parts, MAX_DEPTH)
-    except _Unnamed:
+    key = name(parts)
+    if key is None:
         return compute()
     if key in _remembered:
-        _remembered.move_to_end(key)
-        return _remembered[key]
+        return _remembered.get(key)
     answer = expected_gradients.shipped(parts)  # read-only when an array
     if answer is None:
         answer = compute()
@@ -70,15 +113,14 @@ def remembered(parts: tuple, compute):
     if isinstance(answer, np.ndarray) and answer.flags.writeable:
         answer = answer.copy()
         answer.setflags(write=False)  # a caller that wrote into it would change every later answer
-    _remembered[key] = answer
-    if len(_remembered) > MAX_REMEMBERED:
-        _remembered.popitem(last=False)
+    _remembered.put(key, answer)
     return answer
 
 
 def forget() -> None:
-    """Forget every answer remembered so far."""
-    _remembered.clear()
+    """Forget every answer remembered or kept so far, in every store."""
+    for store in _stores:
+        store.clear()
 
 
 def _name(x, depth: int):
