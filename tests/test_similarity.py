@@ -102,6 +102,20 @@ def test_identical_pairs_are_left_to_identical():
     assert _found(similarity.pairs(subs, None, 0.8, skip=skip)) == {frozenset("ac"), frozenset("bc")}
 
 
+def test_with_no_pair_to_compare_nothing_is_fingerprinted(monkeypatch):
+    """One student, or copies that grader.batch.identical groups already: no text is fingerprinted (a shard of
+    one student, a fork's CI, pays nothing for copydetect)."""
+
+    def refuse(texts, starter):
+        raise AssertionError(f"fingerprinted {len(texts)} texts")
+
+    monkeypatch.setattr(similarity, "fingerprint_texts", refuse)
+    text = reference_source(LAB)
+    assert similarity.pairs(_submissions({"a": text}), None, 0.8) == []
+    copies = _submissions({"a": text, "b": text})
+    assert similarity.pairs(copies, None, 0.8, skip=similarity.identical_pairs([["a", "b"]])) == []
+
+
 def test_processes_side_by_side_find_what_one_finds(texts):
     """Enough distinct files for the pairs to be shared out (similarity.PARALLEL_PAIRS): two spawned
     processes give the same pairs, scores and lines as the batch's process alone."""

@@ -232,6 +232,8 @@ def _compared(distinct: list[str], starter: str | None, threshold: float, needed
     """Each needed pair of distinct texts compared: {pair: _compare's result}. The texts are fingerprinted
     in ``jobs`` processes when there are enough pairs to pay for their start (the batch's grading is over:
     its cores are free), and compared here: a comparison costs little beside a fingerprint."""
+    if not needed:  # one student, or copies only: nothing to fingerprint (copydetect's import is 0.4 s or more)
+        return {}
     used = sorted({i for pair in needed for i in pair})
     if jobs <= 1 or len(needed) < PARALLEL_PAIRS:
         made = fingerprint_texts([distinct[i] for i in used], starter)
