@@ -4,7 +4,10 @@ The mutant catalogue (tests/test_mutants.py) is written by the people who write 
 the reference. Each lab's ``instructor/student_bugs/`` is not: a ``correct.py`` written from the handout
 and the starter only, and bugs as a student makes them, each an edit of it applied as a mutant's is
 (tests/instructor.py finds them). Every submission of a lab is graded behind the wall in one pytest session,
-as a batch job grades a class. For each bug: it loses points, it is one edit of ``correct.py``, and the
+as a batch job grades a class, hidden tests included; each bug with the tests that reach its edit (grader.kit.reach,
+measured on ``correct.py``): a test that never calls the function a bug edits runs it as it runs ``correct.py``,
+which passes every test, and counts as passed (the mutants' argument, which tests/test_mutants.py checks against
+every test behind the wall). For each bug: it loses points, it is one edit of ``correct.py``, and the
 catalogue's ``named`` is what the first failure a student reads says (the first failing test in the
 order `make lab` prints them, its message and hint): whether grader.testing.bugs.named_in finds the bug's
 kind there. The share of named bugs may not fall below the lab's floor.
@@ -24,10 +27,12 @@ import tempfile
 from pathlib import Path
 
 from grader import labs
+from grader.grading import grade as grading
+from grader.grading import runner
 from grader.implementation import Implementation
+from grader.kit import reach as kit_reach
 from grader.testing import bugs
 from tests import instructor
-from tests.grading import grade_many
 from tests.mutation import apply
 
 LAB_IDS = [lab_id for lab_id in labs.discover() if instructor.student_bugs(lab_id)]
@@ -40,12 +45,16 @@ NAMED_FLOOR = {"ch06": 0.9, "lesson1_3": 0.9}
 
 @functools.cache
 def _graded(lab_id: str) -> dict[str, dict]:
-    """Each file of the lab's student_bugs folder, correct.py first, graded behind the wall in one pytest
-    session: {file name: canonical report}."""
+    """Each file of the lab's student_bugs folder, correct.py first (with every test), graded behind the wall in
+    one pytest session, each bug with the tests that reach its edit: {file name: canonical report, where a test
+    left out for not reaching the edit passed}."""
     lab = labs.get(lab_id)
     base = instructor.student_bugs_base(lab).read_text(encoding="utf-8")
+    entries = instructor.student_bugs(lab)
     sources = {instructor.STUDENT_BUGS_BASE: base}
-    sources |= {entry.name: apply(base, entry) for entry in instructor.student_bugs(lab)}
+    sources |= {entry.name: apply(base, entry) for entry in entries}
+    reached = kit_reach.measure(lab, base)
+    selected = [None, *(reached.tests_for(entry.within) for entry in entries)]
     # Each graded as a student's starter.py: a message quoting the file's name must not name the bug by it.
     folder = Path(tempfile.mkdtemp(prefix=f"labkit-student-bugs-{lab_id}-"))
     atexit.register(shutil.rmtree, folder, ignore_errors=True)
@@ -55,8 +64,26 @@ def _graded(lab_id: str) -> dict[str, dict]:
         file.parent.mkdir()
         file.write_text(source, encoding="utf-8")
         files.append(file)
-    reports = grade_many(lab, [Implementation("submission", file) for file in files])
+    impls = [Implementation("submission", file) for file in files]
+    runs = runner.run_many(lab, impls, isolation="worker", only=selected)
+    reports = [
+        _left_out_passed(grading.report_for(lab, impl, run, 0.0), run, chosen)
+        for impl, run, chosen in zip(impls, runs, selected, strict=True)
+    ]
     return dict(zip(sources, reports, strict=True))
+
+
+def _left_out_passed(report: dict, run: runner.Run, selected: frozenset[str] | None) -> dict:
+    """``report`` with each test the run left out for not reaching the bug's edit (kit_reach.left_out) passed,
+    with its points, as ``correct.py`` passes it."""
+    left_out = {r.id for r in run.results if kit_reach.left_out(r, selected)}
+    for test in report["tests"]:
+        if test["id"] in left_out:
+            left_out.discard(test["id"])
+            report["score"] += test["max_points"] - test["points"]
+            test.update(outcome="passed", points=test["max_points"], message="", hint="")
+    assert not left_out, f"tests the run left out that the report does not hold: {sorted(left_out)}"
+    return report
 
 
 def first_failure(report: dict) -> dict:
