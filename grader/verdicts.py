@@ -69,6 +69,10 @@ class WorkerCrashed(WorkerFailure):
     outcome = "crashed"
 
 
+class CpuLimitReached(WorkerTimeout):
+    """A timeout by the CPU limit, not a clock: said apart where the clock's words would be wrong (an import)."""
+
+
 # -- the code under test cannot be used -----------------------------------------------------
 def no_file(name: str) -> SubmissionError:
     return SubmissionError(f"no file to grade at {name}", "check the path you gave")
@@ -155,11 +159,16 @@ def import_failed(name: str, kind: str, line: int | None, what: str) -> Submissi
     return SubmissionError(f"importing {name} raised {kind}{where}: {what}", CLEAN_IMPORT_HINT, line)
 
 
+TOP_LEVEL_HINT = "top-level code runs when your file is imported: move experiments under `if __name__ == '__main__':`"
+
+
 def import_timed_out(name: str, seconds: float) -> SubmissionError:
-    return SubmissionError(
-        f"importing {name} did not finish within {seconds:g} s",
-        "top-level code runs when your file is imported: move experiments under `if __name__ == '__main__':`",
-    )
+    return SubmissionError(f"importing {name} did not finish within {seconds:g} s", TOP_LEVEL_HINT)
+
+
+def import_over_cpu(name: str, seconds: int) -> SubmissionError:
+    """The import was stopped by the CPU limit, below import_seconds: a busy loop, stopped before the clock's limit."""
+    return SubmissionError(f"importing {name} used more than the CPU limit of {seconds} s", TOP_LEVEL_HINT)
 
 
 def import_stopped_worker(name: str, why: str) -> SubmissionError:
@@ -384,13 +393,19 @@ _IMPORT_PROBLEMS = (  # (the message, whether the file parsed)
     ),
     (re.compile(r".+? (?P<cause>called exit\(\)) while being imported(?P<at> at line (?P<line>\d+))?", re.S), True),
     (re.compile(r"importing .+? raised (?P<cause>\S+?(?: at line (?P<line>\d+))?(?::.*)?)", re.S), True),
-    (re.compile(r"importing .+? (?P<cause>did not finish within .*|stopped the worker: .*)", re.S), True),
+    (
+        re.compile(
+            r"importing .+? (?P<cause>did not finish within .*|used more than the CPU limit .*|stopped the worker: .*)",
+            re.S,
+        ),
+        True,
+    ),
 )
 
 
 def import_problem(message: str) -> ImportProblem | None:
     """The ImportProblem a test's message reports (syntax_error, import_failed, import_timed_out,
-    import_stopped_worker), or None if the message is about anything else."""
+    import_over_cpu, import_stopped_worker), or None if the message is about anything else."""
     for pattern, parses in _IMPORT_PROBLEMS:
         found = pattern.fullmatch(message.strip())
         if found:

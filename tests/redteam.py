@@ -18,14 +18,18 @@ from tests import instructor
 from tests.mutation import apply, catalogue, reference_source
 
 # Small limits keep the suite fast; every limit is still exercised. 5 s leaves the honest
-# reference's slowest test (a 20,000-node chain, about 1 s) room on a loaded 2-core machine.
+# reference's slowest test (a 20,000-node chain, about 1 s) room on a loaded 2-core machine. A busy
+# loop stops at the CPU limit, below the wall-clock ones: it spends 2 s of a core, not 5 (a waiting
+# one still meets test_seconds); the honest reference's slowest test uses a tenth of it. The import's
+# clock is far above the CPU limit, so that a busy import meets the CPU limit first even on a core
+# shared with three other processes (which entry meets which limit is part of its expected message).
 SMALL_LIMITS = {
     "test_seconds": 5,
     "call_seconds": 5,
-    "cpu_seconds": 5,
+    "cpu_seconds": 2,
     "memory_mb": 512,
     "output_kb": 64,
-    "import_seconds": 4,
+    "import_seconds": 10,
     "run_seconds": 240,
 }
 MARKER_PREFIX = "/tmp/labkit-redteam-"  # hostile files try to leave files with this prefix

@@ -55,6 +55,7 @@ def test_the_untouched_starter_is_said_alone():
         ),
         (verdicts.import_failed("imp.py", "SystemExit", 3, "0"), "import failed: called exit() at line 3"),
         (verdicts.import_timed_out("imp.py", 10), "import failed: did not finish within 10 s"),
+        (verdicts.import_over_cpu("imp.py", 2), "import failed: used more than the CPU limit of 2 s"),
         (
             verdicts.import_failed("imp.py", "ModuleNotFoundError", None, "No module named 'torch'"),
             "import failed: ModuleNotFoundError: No module named 'torch'",

@@ -391,6 +391,11 @@ def test_the_other_ways_a_file_cannot_be_used():
         "top-level code runs when your file is imported: move experiments under `if __name__ == '__main__':`",
     )
     assert_error(
+        verdicts.import_over_cpu("alice.py", 2),
+        "importing alice.py used more than the CPU limit of 2 s",
+        "top-level code runs when your file is imported: move experiments under `if __name__ == '__main__':`",
+    )
+    assert_error(
         verdicts.import_stopped_worker("alice.py", "killed by signal 9"),
         "importing alice.py stopped the worker: killed by signal 9",
         "remove top-level code that exits or crashes",
@@ -423,6 +428,7 @@ def assert_error(exc: SubmissionError, message: str, hint: str) -> None:
             "ModuleNotFoundError: No module named 'torch'",
         ),
         (verdicts.import_timed_out("alice.py", 10.0), True, None, "did not finish within 10 s"),
+        (verdicts.import_over_cpu("alice.py", 2), True, None, "used more than the CPU limit of 2 s"),
         (
             verdicts.import_stopped_worker("alice.py", "killed by signal 9"),
             True,

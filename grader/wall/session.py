@@ -29,7 +29,7 @@ import numpy as np
 
 from grader import intake, verdicts
 from grader.limits import Limits
-from grader.verdicts import SubmissionError, WorkerCrashed, WorkerFailure, WorkerTimeout
+from grader.verdicts import CpuLimitReached, SubmissionError, WorkerCrashed, WorkerFailure, WorkerTimeout
 from grader.wall import codec, profile, recording, sandbox
 from grader.wall.proxy import HandedOver, RemoteMethod, RemoteObject, channel_of, handle_of, type_of
 
@@ -176,8 +176,11 @@ class Channel:
         limits = self.session.limits
         status = self.session.kill(self)
         if status.get("signal") == signal.SIGXCPU:
-            message = f"timeout: {what} used more than the CPU limit of {limits.cpu_seconds} s"
-        elif self.deadline - time.monotonic() <= 0:
+            self.failure = CpuLimitReached(
+                f"timeout: {what} used more than the CPU limit of {limits.cpu_seconds} s", verdicts.LOOP_HINT
+            )
+            raise self.failure
+        if self.deadline - time.monotonic() <= 0:
             message = verdicts.test_timeout_message(limits.test_seconds, what)
             if self.session.shortened:
                 message = verdicts.after_an_earlier_timeout(message)
@@ -201,7 +204,7 @@ class Channel:
             number = status.get("signal")
             if number == signal.SIGXCPU:
                 why = f"it used more than the CPU limit of {limits.cpu_seconds} s"
-                self.failure = WorkerTimeout(f"timeout: {what}: {why}")
+                self.failure = CpuLimitReached(f"timeout: {what}: {why}")
                 raise self.failure
             if number == signal.SIGXFSZ:
                 why = f"it wrote more than the output limit of {limits.output_kb} KiB"
@@ -816,6 +819,9 @@ class WallSession:
         try:
             channel.last = ("import", None, None)
             hello, _ = channel._read_frame()
+        except CpuLimitReached:
+            self.broken = verdicts.import_over_cpu(self.submission.name, self.limits.cpu_seconds)
+            raise self.broken from None
         except WorkerTimeout:
             self.broken = verdicts.import_timed_out(self.submission.name, self.limits.import_seconds)
             raise self.broken from None

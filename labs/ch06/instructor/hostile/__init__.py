@@ -98,13 +98,20 @@ IMPORT_TIME = [
         max_score=0,
         flags={"process"},
     ),
-    Hostile("hang_at_import.py", base=None, all_outcomes="error", message="did not finish within 4 s", max_score=0),
+    # A busy loop at import meets the CPU limit (2 s in the red team) before the import's clock (10 s);
+    # a wait meets the clock.
+    Hostile(
+        "hang_at_import.py", base=None, all_outcomes="error", message="used more than the CPU limit of 2 s", max_score=0
+    ),
     Hostile(
         "hang_at_import_catch_all.py",
         base=None,
         all_outcomes="error",
-        message="did not finish within 4 s",
+        message="used more than the CPU limit of 2 s",
         max_score=0,
+    ),
+    Hostile(
+        "hang_at_import_sleeping.py", base=None, all_outcomes="error", message="did not finish within 10 s", max_score=0
     ),
     Hostile(
         "exception_at_import.py",
