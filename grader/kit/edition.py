@@ -68,7 +68,7 @@ def student_makefile(text: str) -> str:
     # `make test` runs the kit's tests and the labs' instructor folders, with the developers' extras.
     text = _checked_sub(
         text,
-        r"^(?:#.*\n)*test: dev-venv sandbox browser\n\t\$\(BIN\)/python -m pytest .*\btests\b.*$",
+        r"^(?:#.*\n)*test:\n\t@\$\(MAKE\) .*dev-venv sandbox browser\n\t\$\(BIN\)/python -m pytest .*\btests\b.*$",
         "# Check that the kit's files are as shipped: grading depends on them.\ntest: venv\n\t$(BIN)/grader verify",
         "Makefile",
     )
