@@ -2,7 +2,7 @@
 
 Each is read only once pytest runs, never while Python starts or imports pytest, so a
 process started ahead of time can be given them late (grader.grading.pytest_process). A new one
-belongs here under the same rule.
+belongs here under the same rule. (ONE_BLAS_THREAD is the exception: a process starts with it.)
 """
 
 IMPL_ENV = "IMPL"  # mine, ref or a submission's path: the code under test (plain `pytest` reads it too)
@@ -20,6 +20,11 @@ TASK_ENV = "LABKIT_TASK"  # the one task a run grades (`grader run --task`); the
 WALL_PROFILE_ENV = "LABKIT_WALL_PROFILE"  # a file each wall session appends where its time went to
 # Not a run's order: set by `grader gradients` (grader.testing.expected_gradients) for the runs it records.
 RECORD_GRADIENTS_ENV = "LABKIT_RECORD_GRADIENTS"  # a file each computed expected gradient is added to
+
+# Read once numpy is imported, so set when a process starts: a grading process (and its worker) keeps
+# to one BLAS thread. Parallelism belongs to the batch grader (a job a core), the tests' arrays are
+# small, and OpenBLAS's threads cost each process about 0.15 s of CPU at its start.
+ONE_BLAS_THREAD = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 
 RUN_ENV = frozenset(
     {

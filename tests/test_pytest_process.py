@@ -131,3 +131,30 @@ def test_a_process_that_cannot_import_pytest_or_numpy_says_so_in_its_output(tmp_
     assert proc.wait(timeout=120) != 0
     output = (tmp_path / "out.txt").read_text()
     assert "could not import pytest and numpy" in output and "a numpy broken on purpose" in output
+
+
+BLAS_CHECK = """
+import os
+
+
+def test_one_blas_thread():
+    assert os.environ["OPENBLAS_NUM_THREADS"] == "1"
+    import numpy as np
+
+    assert np.__config__.CONFIG["Build Dependencies"]["blas"]["openblas configuration"].startswith("OpenBLAS")
+    threads = os.listdir("/proc/self/task")
+    assert len(threads) == 1, threads  # OpenBLAS starts a thread per core unless told one
+"""
+
+
+def test_a_grading_process_starts_with_one_blas_thread_whatever_the_graders_environment(tmp_path, monkeypatch):
+    """As the worker behind the wall does: the same arithmetic in both modes, and no BLAS threads to start."""
+    monkeypatch.setenv("OPENBLAS_NUM_THREADS", "4")
+    assert pytest_process.base_env()["OPENBLAS_NUM_THREADS"] == "1"
+    (tmp_path / "blas_check.py").write_text(BLAS_CHECK)
+    args = [str(tmp_path / "blas_check.py"), "-q", "-p", "no:cacheprovider", "--rootdir", str(tmp_path)]
+    proc = pytest_process.start(args, pytest_process.base_env(), tmp_path / "out.txt")
+    try:
+        assert proc.wait(timeout=120) == 0, (tmp_path / "out.txt").read_text()
+    finally:
+        proc.kill()

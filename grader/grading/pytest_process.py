@@ -17,7 +17,7 @@ import subprocess
 import sys
 import threading
 
-from grader.env import RUN_ENV
+from grader.env import ONE_BLAS_THREAD, RUN_ENV
 
 # Imported before the pytest process starts, so no more than it needs (not grader.labs).
 KIT_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))  # labs.KIT_ROOT
@@ -37,6 +37,7 @@ def base_env() -> dict[str, str]:
     # session then starts without compiling them again (the worker never reads those caches).
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     env.setdefault("PYTHONHASHSEED", "0")
+    env.update(ONE_BLAS_THREAD)  # as behind the wall: the same arithmetic in both modes, and a cheaper start
     env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"  # the runner names the plugins to load
     return env
 

@@ -36,6 +36,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from grader.env import ONE_BLAS_THREAD
 from grader.grading import scratch as scratch_folders
 from grader.labs import KIT_ROOT
 from grader.limits import Limits
@@ -64,10 +65,7 @@ SCRUBBED_ENV = {
     "LC_ALL": "C.UTF-8",
     "PYTHONHASHSEED": "0",
     "PYTHONDONTWRITEBYTECODE": "1",
-    # One thread each: parallelism belongs to the batch grader, and threads cost address space.
-    "OPENBLAS_NUM_THREADS": "1",
-    "OMP_NUM_THREADS": "1",
-    "MKL_NUM_THREADS": "1",
+    **ONE_BLAS_THREAD,  # as the grading process: threads would cost address space too
 }
 
 
