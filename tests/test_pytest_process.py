@@ -112,14 +112,19 @@ def test_leaves_a_thread_and_an_atexit_hook():
 def test_code_under_test_cannot_hold_the_process_open_after_its_tests(tmp_path):
     # A forgotten thread or atexit hook in a student's own code, graded in-process: the process
     # ends with its tests (before os._exit, the interpreter waited for both, for an hour).
-    (tmp_path / "lingering_check.py").write_text(LINGERING)
-    args = [str(tmp_path / "lingering_check.py"), "-q", "-p", "no:cacheprovider", "--rootdir", str(tmp_path)]
+    assert "1 passed" in _passing_run(tmp_path, "lingering_check.py", LINGERING)
+
+
+def _passing_run(tmp_path, name: str, source: str) -> str:
+    """What a grading pytest process printed running the test file ``source``, all of whose tests must pass."""
+    (tmp_path / name).write_text(source)
+    args = [str(tmp_path / name), "-q", "-p", "no:cacheprovider", "--rootdir", str(tmp_path)]
     proc = pytest_process.start(args, pytest_process.base_env(), tmp_path / "out.txt")
     try:
         assert proc.wait(timeout=120) == 0, (tmp_path / "out.txt").read_text()
     finally:
         proc.kill()
-    assert "1 passed" in (tmp_path / "out.txt").read_text()
+    return (tmp_path / "out.txt").read_text()
 
 
 def test_a_process_that_cannot_import_pytest_or_numpy_says_so_in_its_output(tmp_path):
@@ -151,10 +156,4 @@ def test_a_grading_process_starts_with_one_blas_thread_whatever_the_graders_envi
     """As the worker behind the wall does: the same arithmetic in both modes, and no BLAS threads to start."""
     monkeypatch.setenv("OPENBLAS_NUM_THREADS", "4")
     assert pytest_process.base_env()["OPENBLAS_NUM_THREADS"] == "1"
-    (tmp_path / "blas_check.py").write_text(BLAS_CHECK)
-    args = [str(tmp_path / "blas_check.py"), "-q", "-p", "no:cacheprovider", "--rootdir", str(tmp_path)]
-    proc = pytest_process.start(args, pytest_process.base_env(), tmp_path / "out.txt")
-    try:
-        assert proc.wait(timeout=120) == 0, (tmp_path / "out.txt").read_text()
-    finally:
-        proc.kill()
+    assert "1 passed" in _passing_run(tmp_path, "blas_check.py", BLAS_CHECK)
