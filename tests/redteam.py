@@ -20,16 +20,17 @@ from tests.mutation import apply, catalogue, reference_source
 # Small limits keep the suite fast; every limit is still exercised. 5 s leaves the honest
 # reference's slowest test (a 20,000-node chain, about 1 s) room on a loaded 2-core machine. A busy
 # loop stops at the CPU limit, below the wall-clock ones: it spends 2 s of a core, not 5 (a waiting
-# one still meets test_seconds); the honest reference's slowest test uses a tenth of it. The import's
-# clock is far above the CPU limit, so that a busy import meets the CPU limit first even on a core
-# shared with three other processes (which entry meets which limit is part of its expected message).
+# one still meets test_seconds); the honest reference's slowest test uses a tenth of it. Which of the
+# CPU limit and a clock a busy loop meets first depends on the machine's load (a make test on 2 cores
+# once gave one less than 2 s of CPU in 10 s): its entry accepts either limit's words, and
+# tests/test_limits.py checks the CPU limit's words at import where nothing else can come first.
 SMALL_LIMITS = {
     "test_seconds": 5,
     "call_seconds": 5,
     "cpu_seconds": 2,
     "memory_mb": 512,
     "output_kb": 64,
-    "import_seconds": 10,
+    "import_seconds": 4,
     "run_seconds": 240,
 }
 MARKER_PREFIX = "/tmp/labkit-redteam-"  # hostile files try to leave files with this prefix
@@ -54,7 +55,7 @@ class Hostile:
     outcomes: dict = field(default_factory=dict)  # test id -> outcome it must have
     others: str | None = None  # the outcome every other test must have (None: not checked)
     all_outcomes: str | None = None  # the outcome of every test
-    message: str = ""  # a text every test that lost points must show in its message
+    message: str | tuple = ""  # a text every test that lost points must show in its message (a tuple: one of them)
     max_score: float | None = None  # the score may not exceed this
     flags: frozenset = frozenset()  # scan flag codes the report must carry
     fill: tuple = ()  # (KEY, value) pairs: @KEY@ in the file becomes value (one file, several attacks)

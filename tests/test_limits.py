@@ -282,3 +282,17 @@ def test_resume_skips_under_the_same_limits_and_regrades_under_changed_ones(tmp_
     assert changed.exit_code == 0 and "graded now 1, up to date 0" in changed.output, changed.output
     assert json.loads(record.read_text())["limits"]["output_kb"] == 256
     assert json.loads((out / "reports" / "alice.json").read_text())["limits"]["output_kb"] == 256
+
+
+def test_an_import_stopped_by_the_cpu_limit_says_so_not_the_imports_clock(tmp_path):
+    """Behind the wall a busy loop at import meets the CPU limit (1 s) long before the import's clock (60 s, which
+    even a core shared with many processes gives a second of CPU within): every test says the CPU limit stopped it
+    (it once said the import "did not finish within 60 s")."""
+    busy = tmp_path / "busy.py"
+    busy.write_text("loss = 1.0\nwhile loss > 0:\n    loss = loss * 1.0\n")
+    report = tmp_path / "report.json"
+    args = ["run", "--lab", "ch06", "--submission", str(busy), "--json", str(report)]
+    result = _cli(*args, "--limit", "cpu_seconds=1", "--limit", "import_seconds=60")
+    assert result.exit_code == 1, result.output
+    said = {(t["outcome"], t["message"]) for t in json.loads(report.read_text())["tests"]}
+    assert said == {("error", "importing busy.py used more than the CPU limit of 1 s")}, said

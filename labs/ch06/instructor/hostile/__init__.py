@@ -22,6 +22,8 @@ GRADCHECK_TESTS = (
     "test_gradcheck_leaves_inputs_untouched",
 )
 
+BUSY_IMPORT = ("used more than the CPU limit of 2 s", "did not finish within 4 s")
+
 IMPORT_TIME = [
     # -- 1. Import-time breakage: every test "error", one message naming the cause and the line.
     Hostile("syntax_error.py", base=None, all_outcomes="error", message="SyntaxError at line 2", max_score=0),
@@ -98,20 +100,12 @@ IMPORT_TIME = [
         max_score=0,
         flags={"process"},
     ),
-    # A busy loop at import meets the CPU limit (2 s in the red team) before the import's clock (10 s);
-    # a wait meets the clock.
+    # A busy loop at import meets the CPU limit (2 s in the red team) or the import's clock (4 s), whichever
+    # comes first on a loaded machine; a wait meets the clock.
+    Hostile("hang_at_import.py", base=None, all_outcomes="error", message=BUSY_IMPORT, max_score=0),
+    Hostile("hang_at_import_catch_all.py", base=None, all_outcomes="error", message=BUSY_IMPORT, max_score=0),
     Hostile(
-        "hang_at_import.py", base=None, all_outcomes="error", message="used more than the CPU limit of 2 s", max_score=0
-    ),
-    Hostile(
-        "hang_at_import_catch_all.py",
-        base=None,
-        all_outcomes="error",
-        message="used more than the CPU limit of 2 s",
-        max_score=0,
-    ),
-    Hostile(
-        "hang_at_import_sleeping.py", base=None, all_outcomes="error", message="did not finish within 10 s", max_score=0
+        "hang_at_import_sleeping.py", base=None, all_outcomes="error", message="did not finish within 4 s", max_score=0
     ),
     Hostile(
         "exception_at_import.py",
