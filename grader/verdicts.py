@@ -73,6 +73,11 @@ class CpuLimitReached(WorkerTimeout):
     """A timeout by the CPU limit, not a clock: said apart where the clock's words would be wrong (an import)."""
 
 
+def over_cpu(seconds: int) -> str:
+    """How every message says the CPU limit stopped the code (a test's, an operation's, an import's)."""
+    return f"used more than the CPU limit of {seconds} s"
+
+
 # -- the code under test cannot be used -----------------------------------------------------
 def no_file(name: str) -> SubmissionError:
     return SubmissionError(f"no file to grade at {name}", "check the path you gave")
@@ -168,7 +173,7 @@ def import_timed_out(name: str, seconds: float) -> SubmissionError:
 
 def import_over_cpu(name: str, seconds: int) -> SubmissionError:
     """The import was stopped by the CPU limit, below import_seconds: a busy loop, stopped before the clock's limit."""
-    return SubmissionError(f"importing {name} used more than the CPU limit of {seconds} s", TOP_LEVEL_HINT)
+    return SubmissionError(f"importing {name} {over_cpu(seconds)}", TOP_LEVEL_HINT)
 
 
 def import_stopped_worker(name: str, why: str) -> SubmissionError:

@@ -177,7 +177,7 @@ class Channel:
         status = self.session.kill(self)
         if status.get("signal") == signal.SIGXCPU:
             self.failure = CpuLimitReached(
-                f"timeout: {what} used more than the CPU limit of {limits.cpu_seconds} s", verdicts.LOOP_HINT
+                f"timeout: {what} {verdicts.over_cpu(limits.cpu_seconds)}", verdicts.LOOP_HINT
             )
             raise self.failure
         if self.deadline - time.monotonic() <= 0:
@@ -203,7 +203,7 @@ class Channel:
         if not why:
             number = status.get("signal")
             if number == signal.SIGXCPU:
-                why = f"it used more than the CPU limit of {limits.cpu_seconds} s"
+                why = f"it {verdicts.over_cpu(limits.cpu_seconds)}"
                 self.failure = CpuLimitReached(f"timeout: {what}: {why}")
                 raise self.failure
             if number == signal.SIGXFSZ:
