@@ -235,7 +235,11 @@ class _Server:
 
     def stop(self) -> None:
         self.control.close()  # it kills what it forked that is still running, and leaves
-        self.process.wait()
+        try:
+            self.process.wait(timeout=REPLY_SECONDS)
+        except subprocess.TimeoutExpired:  # a session's end must not wait on it for ever
+            self.process.kill()
+            self.process.wait()
 
 
 REAL_SPAWN = pytest_process.spawn  # for tests of the product's own spawning (tests/conftest.py)
