@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from grader import env, labs
+from grader.harness import handles
 from grader.harness.state import Session
 from grader.progress import ProgressReader
 
@@ -431,3 +432,63 @@ def test_a_queue_session_drops_the_reports_pytest_keeps_for_its_summary_after_ea
     plugin.drop_kept_reports(config)
     assert reporter.stats == {}
     plugin.drop_kept_reports(SimpleNamespace(pluginmanager=SimpleNamespace(get_plugin={}.get)))  # no reporter: nothing
+
+
+@pytest.fixture
+def sandbox_starts(no_orders, monkeypatch, tmp_path):
+    """The orders of a run behind the wall of lesson1_3's starter; every sandbox started, in order."""
+    from grader.wall import sandbox
+
+    submission = tmp_path / "starter.py"
+    submission.write_text((labs.get("lesson1_3").folder / "starter.py").read_text())
+    no_orders.setenv(env.IMPL_ENV, str(submission))
+    no_orders.setenv(env.ISOLATION_ENV, "worker")
+    no_orders.setenv(env.LAB_ENV, "lesson1_3")
+    started, start = [], sandbox.start
+
+    def counting(*args, **kwargs):
+        started.append(start(*args, **kwargs))
+        return started[-1]
+
+    monkeypatch.setattr(sandbox, "start", counting)
+    yield started
+    handles.discard_sandbox_started_ahead()
+    for box in started:
+        box.close()
+
+
+def test_a_run_behind_the_wall_takes_the_sandbox_started_with_its_orders(sandbox_starts):
+    handles.start_sandbox_ahead()  # what grader.harness.main does with the orders, before pytest starts
+    assert len(sandbox_starts) == 1 and sandbox_starts[0].alive
+    session = Session.from_environment()
+    handle = handles.RemoteLab(session, "lesson1_3")  # what the plugin's configure makes (handles.under_test)
+    try:
+        assert handle.sandbox() is sandbox_starts[0]
+        assert len(sandbox_starts) == 1  # none started again
+        assert session.wall is not None and session.wall.box is sandbox_starts[0]
+    finally:
+        session.close()
+
+
+def test_a_sandbox_started_for_other_limits_is_stopped_not_used(sandbox_starts, no_orders):
+    handles.start_sandbox_ahead()
+    no_orders.setenv(env.LIMITS_ENV, json.dumps({**labs.get("lesson1_3").limits, "test_seconds": 3}))
+    session = Session.from_environment()  # the orders it was not started with
+    handle = handles.RemoteLab(session, "lesson1_3")
+    try:
+        assert len(sandbox_starts) == 2 and handle.sandbox() is sandbox_starts[1]
+        assert not sandbox_starts[0].alive
+    finally:
+        session.close()
+
+
+def test_a_sandbox_started_ahead_that_nobody_took_is_stopped(sandbox_starts):
+    handles.start_sandbox_ahead()
+    handles.discard_sandbox_started_ahead()  # pytest stopped before its configure
+    assert len(sandbox_starts) == 1 and not sandbox_starts[0].alive
+
+
+def test_no_sandbox_starts_ahead_in_process(sandbox_starts, no_orders):
+    no_orders.setenv(env.ISOLATION_ENV, "in-process")
+    handles.start_sandbox_ahead()
+    assert sandbox_starts == []

@@ -7,6 +7,9 @@ add, "output": the file for everything printed}. An empty stdin means it was not
 queue (the orders set QUEUE_ENV) the same pipe then carries the submissions, one line each
 (grader.harness.incoming).
 
+Behind the wall it starts the run's sandbox as soon as it has its orders, before pytest starts
+(grader.harness.handles.start_sandbox_ahead).
+
 When pytest returns, the process leaves with ``os._exit``: its report and progress stream
 are written by then, and the interpreter's teardown (about 0.1 s with numpy loaded)
 would be spent on nothing. It also means no atexit hook or non-daemon thread of the code
@@ -69,14 +72,22 @@ def main() -> None:
     import pytest
 
     os.environ.update(orders["env"])  # the run's orders, read by the plugin (grader.harness.state)
-    if orders["env"].get(ISOLATION_ENV) == "worker":
+    behind_the_wall = orders["env"].get(ISOLATION_ENV) == "worker"
+    if behind_the_wall:
         # Behind the wall this process runs only trusted code: a bug in what it makes of the
         # worker's replies costs this run (a MemoryError), not the machine.
         import resource
 
         resource.setrlimit(resource.RLIMIT_AS, (TRUSTED_MEMORY_BYTES, TRUSTED_MEMORY_BYTES))
+        from grader.harness import handles
+
+        handles.start_sandbox_ahead()  # its start overlaps pytest's own, not only the collection
     sys.argv = ["pytest", *orders["args"]]
-    status = pytest.console_main()
+    try:
+        status = pytest.console_main()
+    finally:
+        if behind_the_wall:  # not taken if pytest stopped before its configure: its scratch folders go
+            handles.discard_sandbox_started_ahead()
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(int(status))
