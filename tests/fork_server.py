@@ -18,7 +18,7 @@ What differs from a spawned process, and how it is made not to matter:
 
 The product never forks its grading processes: a batch starts one per job, and `grader run`
 overlaps its one process's start with its own (grader.grading.pytest_process.prestart). Tests of
-how that spawning behaves mark themselves ``real_processes`` (tests/conftest.py).
+how that spawning behaves mark themselves ``real_processes`` (tests/forked_grading.py).
 """
 
 from __future__ import annotations
@@ -242,7 +242,7 @@ class _Server:
             self.process.wait()
 
 
-REAL_SPAWN = pytest_process.spawn  # for tests of the product's own spawning (tests/conftest.py)
+REAL_SPAWN = pytest_process.spawn  # for tests of the product's own spawning (tests/forked_grading.py)
 
 
 class ForkServers:

@@ -13,7 +13,7 @@ from grader.env import IMPL_ENV, QUEUE_ENV, RUN_ENV
 from grader.grading import pytest_process, runner
 from grader.implementation import Implementation
 
-pytestmark = pytest.mark.real_processes  # how the product starts its pytest processes (tests/conftest.py)
+pytestmark = pytest.mark.real_processes  # how the product starts its pytest processes (tests/forked_grading.py)
 
 
 @pytest.fixture

@@ -122,10 +122,9 @@ class RemoteLab(LabHandle):
         if self._box is None or not self._box.alive:
             if self._box is not None:
                 self._box.close()
-            key = _sandbox_key(self.lab, self._limits(), self.session.sandbox_level)
-            self._box = _take_sandbox_started_ahead(key) or sandbox.start(
-                self.lab, self._limits(), chosen=self.session.sandbox_level
-            )
+            limits, level = self._limits(), self.session.sandbox_level
+            key = _sandbox_key(self.lab, limits, level)
+            self._box = _take_sandbox_started_ahead(key) or sandbox.start(self.lab, limits, chosen=level)
             # Once the zygote has started (its imports run on another core meanwhile): this process
             # and every child of the zygote share one core from now on (grader.wall.cpus says why).
             self._box.cpu = cpus.pin_this_process(self.session.cpu)
