@@ -83,6 +83,10 @@ class Lab:
         """What grading this lab runs: test_lab.py, then its hidden tests."""
         return (self.tests, *(self.folder / relpath for relpath in self.hidden_tests))
 
+    def with_limits(self, limits: dict | None) -> Lab:
+        """The lab with the limits a grader decided for a run (lab.toml's and its overrides); as it is for None."""
+        return self if limits is None else dataclasses.replace(self, limits=dict(limits))
+
     def visible_only(self) -> Lab:
         """The lab as a student's copy has it: test_lab.py alone (``grader run --visible-only``)."""
         return dataclasses.replace(self, hidden_tests=())

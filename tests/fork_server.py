@@ -48,7 +48,9 @@ def serve(control: socket.socket) -> None:
     """Fork a grading process for each request on ``control`` (its stdin's read end and its status
     pipe's write end come as the request's descriptors; its pid goes back); report each one's exit on
     its status pipe. Returns when the tests' process has closed ``control``, killing what is left."""
-    import grader.harness.main as harness  # numpy and pytest: what every grading process imports first
+    import grader.harness.main as harness
+
+    harness.Preload().run()  # numpy and pytest, what every grading process imports first: its children find them loaded
 
     wake_r, wake_w = os.pipe()
     os.set_blocking(wake_r, False)

@@ -12,12 +12,15 @@ that a plain `pytest` loads it through the ``labkit`` entry point instead.
 """
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from grader import env, labs
-from grader.harness import handles
+from grader.harness import ahead, handles
 from grader.harness.state import Session
 from grader.progress import ProgressReader
 
@@ -452,13 +455,13 @@ def sandbox_starts(no_orders, monkeypatch, tmp_path):
 
     monkeypatch.setattr(sandbox, "start", counting)
     yield started
-    handles.discard_sandbox_started_ahead()
+    ahead.discard()
     for box in started:
         box.close()
 
 
 def test_a_run_behind_the_wall_takes_the_sandbox_started_with_its_orders(sandbox_starts):
-    handles.start_sandbox_ahead()  # what grader.harness.main does with the orders, before pytest starts
+    ahead.start(os.environ)  # what grader.harness.main does with the orders, while pytest and numpy load
     assert len(sandbox_starts) == 1 and sandbox_starts[0].alive
     session = Session.from_environment()
     handle = handles.RemoteLab(session, "lesson1_3")  # what the plugin's configure makes (handles.under_test)
@@ -471,7 +474,7 @@ def test_a_run_behind_the_wall_takes_the_sandbox_started_with_its_orders(sandbox
 
 
 def test_a_sandbox_started_for_other_limits_is_stopped_not_used(sandbox_starts, no_orders):
-    handles.start_sandbox_ahead()
+    ahead.start(os.environ)
     no_orders.setenv(env.LIMITS_ENV, json.dumps({**labs.get("lesson1_3").limits, "test_seconds": 3}))
     session = Session.from_environment()  # the orders it was not started with
     handle = handles.RemoteLab(session, "lesson1_3")
@@ -483,12 +486,32 @@ def test_a_sandbox_started_for_other_limits_is_stopped_not_used(sandbox_starts, 
 
 
 def test_a_sandbox_started_ahead_that_nobody_took_is_stopped(sandbox_starts):
-    handles.start_sandbox_ahead()
-    handles.discard_sandbox_started_ahead()  # pytest stopped before its configure
+    ahead.start(os.environ)
+    ahead.discard()  # pytest stopped before its configure
     assert len(sandbox_starts) == 1 and not sandbox_starts[0].alive
 
 
 def test_no_sandbox_starts_ahead_in_process(sandbox_starts, no_orders):
     no_orders.setenv(env.ISOLATION_ENV, "in-process")
-    handles.start_sandbox_ahead()
+    ahead.start(os.environ)
     assert sandbox_starts == []
+
+
+def test_the_sandbox_starts_from_the_orders_without_numpy_or_pytest(tmp_path):
+    """grader.harness.main starts it while another thread imports them: it must not wait for either."""
+    submission = tmp_path / "starter.py"
+    submission.write_text((labs.get("lesson1_3").folder / "starter.py").read_text())
+    orders = {env.IMPL_ENV: str(submission), env.ISOLATION_ENV: "worker", env.LAB_ENV: "lesson1_3"}
+    script = (
+        "import sys\n"
+        "from grader import labs\n"
+        "from grader.harness import ahead\n"
+        "from grader.limits import Limits\n"
+        f"ahead.start({orders!r})\n"
+        "lab = labs.get('lesson1_3')\n"
+        "box = ahead.take(ahead.key(lab, Limits.from_lab(lab.limits), None))\n"
+        "print(box.alive, sorted({'numpy', 'pytest'} & set(sys.modules)))\n"
+        "box.close()\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, cwd=labs.KIT_ROOT)
+    assert done.stdout.splitlines() == ["True []"], done.stderr

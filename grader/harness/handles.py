@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from grader import labs, verdicts
-from grader.harness import loader, state
+from grader.harness import ahead, loader, state
 from grader.implementation import Implementation
 from grader.limits import Limits
 from grader.verdicts import SubmissionError
@@ -83,9 +83,9 @@ class LabUnderTest(LabHandle):
 class RemoteLab(LabHandle):
     """The lab's public names from a worker behind the wall (see grader.wall).
 
-    Every submission of this process is loaded in turn into one sandbox, started with the
-    run's orders (start_sandbox_ahead) or else with the handle: numpy is imported in it while
-    pytest starts and collects the tests.
+    Every submission of this process is loaded in turn into one sandbox, started from the
+    run's orders (grader.harness.ahead) or else with the handle: numpy is imported in it while
+    this process imports and starts pytest.
     """
 
     def __init__(self, session: state.Session, lab_id: str):
@@ -123,8 +123,8 @@ class RemoteLab(LabHandle):
             if self._box is not None:
                 self._box.close()
             limits, level = self._limits(), self.session.sandbox_level
-            key = _sandbox_key(self.lab, limits, level)
-            self._box = _take_sandbox_started_ahead(key) or sandbox.start(self.lab, limits, chosen=level)
+            started_ahead = ahead.take(ahead.key(self.lab, limits, level))
+            self._box = started_ahead or sandbox.start(self.lab, limits, chosen=level)
             # Once the zygote has started (its imports run on another core meanwhile): this process
             # and every child of the zygote share one core from now on (grader.wall.cpus says why).
             self._box.cpu = cpus.pin_this_process(self.session.cpu)
@@ -142,55 +142,6 @@ class RemoteLab(LabHandle):
     def __getattr__(self, name: str):
         self.check_public(name)
         return self._wall().public(name)
-
-
-# The run's sandbox, started with the orders (start_sandbox_ahead), and what it was started for.
-_started_ahead: tuple[tuple, object] | None = None
-
-
-def _sandbox_key(lab, limits: Limits, level: str | None) -> tuple:
-    return (lab.id, limits, level)
-
-
-def start_sandbox_ahead() -> None:
-    """Behind the wall, start the run's sandbox now, from its orders in the environment: grader.harness.main
-    calls it as soon as it has them, about 0.1 s before the plugin's configure would (pytest's own start),
-    so that the zygote's imports (numpy's, 0.15 s) overlap more of pytest's start and collection. The
-    first handle to need a sandbox for the same lab, limits and level takes it. A sandbox that cannot
-    start is left for the plugin to meet, and to report in its words."""
-    global _started_ahead
-    session = state.Session.from_environment()
-    if not (session.behind_the_wall and session.lab_id):
-        return
-    from grader.wall import sandbox
-
-    try:
-        lab = session.lab(session.lab_id)
-        limits = Limits.from_lab(lab.limits)
-        box = sandbox.start(lab, limits, chosen=session.sandbox_level)
-    except Exception:  # noqa: BLE001 - the plugin starts it again, and says what went wrong
-        return
-    _started_ahead = (_sandbox_key(lab, limits, session.sandbox_level), box)
-
-
-def _take_sandbox_started_ahead(key: tuple):
-    """The sandbox started ahead, if it was for ``key`` (else it is stopped: nobody will take it)."""
-    global _started_ahead
-    ahead, _started_ahead = _started_ahead, None
-    if ahead is None:
-        return None
-    if ahead[0] == key and ahead[1].alive:
-        return ahead[1]
-    ahead[1].close()
-    return None
-
-
-def discard_sandbox_started_ahead() -> None:
-    """Stop the sandbox started ahead if no handle took it (pytest stopped before its configure)."""
-    global _started_ahead
-    ahead, _started_ahead = _started_ahead, None
-    if ahead is not None:
-        ahead[1].close()
 
 
 def under_test(lab_id: str):

@@ -7,8 +7,9 @@ add, "output": the file for everything printed}. An empty stdin means it was not
 queue (the orders set QUEUE_ENV) the same pipe then carries the submissions, one line each
 (grader.harness.incoming).
 
-Behind the wall it starts the run's sandbox as soon as it has its orders, before pytest starts
-(grader.harness.handles.start_sandbox_ahead).
+The imports run in a thread of their own while the main thread waits for the orders: they come
+long before the imports end, and behind the wall the main thread starts the run's sandbox as soon
+as it has them (grader.harness.ahead), so that the sandbox's own start overlaps this one's.
 
 When pytest returns, the process leaves with ``os._exit``: its report and progress stream
 are written by then, and the interpreter's teardown (about 0.1 s with numpy loaded)
@@ -19,26 +20,29 @@ under test can keep the process alive after the tests are done.
 import json
 import os
 import sys
+import threading
 import traceback
 
 from grader.env import ISOLATION_ENV, QUEUE_ENV
-from grader.harness import incoming
+from grader.harness import ahead, incoming
 
 TRUSTED_MEMORY_BYTES = 4 << 30  # address space of a grading process behind the wall
 
 
-def _preload() -> str | None:
-    """Import what every run needs while the orders are on their way (every lab's checks use
-    numpy). A failure is reported in the run's output, which only the orders name."""
-    try:
-        import numpy  # noqa: F401
-        import pytest  # noqa: F401
-    except Exception:
-        return traceback.format_exc()
-    return None
+class Preload(threading.Thread):
+    """Import what every run needs (every lab's checks use numpy) while the orders are on their way.
+    A failure is reported in the run's output, which only the orders name."""
 
+    def __init__(self):
+        super().__init__(name="labkit-preload", daemon=True)
+        self.failure: str | None = None
 
-_PRELOAD_FAILURE = _preload()
+    def run(self) -> None:
+        try:
+            import numpy  # noqa: F401
+            import pytest  # noqa: F401
+        except Exception:
+            self.failure = traceback.format_exc()
 
 
 def _redirect(output: str) -> None:
@@ -53,6 +57,8 @@ def _redirect(output: str) -> None:
 
 
 def main() -> None:
+    preload = Preload()
+    preload.start()
     # The orders' pipe, read through a descriptor of its own: _redirect takes stdin away from the
     # code under test, and a queue's submissions follow the orders on it.
     pipe = os.fdopen(os.dup(0), "rb")
@@ -60,13 +66,15 @@ def main() -> None:
     if not line:
         os._exit(0)
     orders = json.loads(line)
+    ahead.start(orders["env"])  # behind the wall; in this thread, which lives as long as the process
+    preload.join()
     if orders["env"].get(QUEUE_ENV):
         incoming.attach(pipe)
     else:
         pipe.close()
     _redirect(orders["output"])
-    if _PRELOAD_FAILURE:
-        sys.stderr.write(f"the grading process could not import pytest and numpy:\n{_PRELOAD_FAILURE}")
+    if preload.failure:
+        sys.stderr.write(f"the grading process could not import pytest and numpy:\n{preload.failure}")
         sys.stderr.flush()
         os._exit(3)
     import pytest
@@ -79,15 +87,11 @@ def main() -> None:
         import resource
 
         resource.setrlimit(resource.RLIMIT_AS, (TRUSTED_MEMORY_BYTES, TRUSTED_MEMORY_BYTES))
-        from grader.harness import handles
-
-        handles.start_sandbox_ahead()  # its start overlaps pytest's own, not only the collection
     sys.argv = ["pytest", *orders["args"]]
     try:
         status = pytest.console_main()
     finally:
-        if behind_the_wall:  # not taken if pytest stopped before its configure: its scratch folders go
-            handles.discard_sandbox_started_ahead()
+        ahead.discard()  # not taken if pytest stopped before its configure: its scratch folders go
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(int(status))

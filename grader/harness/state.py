@@ -10,7 +10,6 @@ asks the ``Session`` kept in ``config.stash``, never the environment. Code that 
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
 from dataclasses import dataclass, field
@@ -93,9 +92,7 @@ class Session:
     def lab(self, lab_id: str) -> labs.Lab:
         """The lab, with the limits the grader decided for this run if it is the run's lab."""
         lab = labs.get(lab_id)
-        if self.limits is not None and lab.id == self.lab_id:
-            lab = dataclasses.replace(lab, limits=dict(self.limits))
-        return lab
+        return lab.with_limits(self.limits) if lab.id == self.lab_id else lab
 
     def select(self, path: Path) -> None:
         """Aim every lab handle at the submission ``path`` (a queue's next one)."""
