@@ -515,3 +515,15 @@ def test_the_sandbox_starts_from_the_orders_without_numpy_or_pytest(tmp_path):
     )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, cwd=labs.KIT_ROOT)
     assert done.stdout.splitlines() == ["True []"], done.stderr
+
+
+def test_a_session_that_cannot_start_says_why_not_that_it_has_no_stream(pytester, monkeypatch, orders):
+    """A failure in the plugin's configure (here an unknown lab behind the wall) is what the output shows:
+    pytest still unconfigures the plugin, which once failed again on the stream it never opened (a KeyError)."""
+    pytester.makepyfile(test_units="def test_x():\n    pass\n")
+    monkeypatch.setenv(env.ISOLATION_ENV, "worker")
+    monkeypatch.setenv(env.LAB_ENV, "nope")
+    result = pytester.runpytest_subprocess(*PLUGIN, "-p", "no:cacheprovider")
+    output = result.stdout.str() + result.stderr.str()
+    assert "unknown lab 'nope'" in output
+    assert "KeyError" not in output

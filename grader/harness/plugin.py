@@ -85,11 +85,11 @@ def pytest_configure(config):
         "markers", "searching: a test that searches many cases; a run that stops at its first failure runs it last"
     )
     session = state.start(config)
-    if session.lab_id and session.behind_the_wall:
-        handles.under_test(session.lab_id)  # its sandbox starts now, while pytest collects the tests
     if session.parent is not None:
         _die_with_the_grader(session.parent)
     config.stash[_stream_key] = Stream.open(session.progress)
+    if session.lab_id and session.behind_the_wall:
+        handles.under_test(session.lab_id)  # its sandbox starts now, while pytest collects the tests
 
 
 def _die_with_the_grader(parent: int) -> None:
@@ -109,7 +109,10 @@ def _die_with_the_grader(parent: int) -> None:
 
 
 def pytest_unconfigure(config):
-    _stream(config).close()
+    # pytest unconfigures a plugin whose configure failed too: its error, not a missing stream, is the news.
+    stream = config.stash.get(_stream_key, None)
+    if stream is not None:
+        stream.close()
 
 
 @pytest.hookimpl(trylast=True)  # after pytest's own -k and --deselect
