@@ -30,7 +30,7 @@ from collections.abc import Callable, Collection
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from grader import limits, verdicts
+from grader import exits, limits, verdicts
 from grader.env import (
     CPU_ENV,
     IMPL_ENV,
@@ -276,11 +276,8 @@ def _watch(
     now = time.monotonic()
     last, turned = (None, now), (None, now)  # (the test running, since when); (the submission, since when)
     while True:
-        try:  # returns as soon as pytest exits: a sleep would make every run wait out its last tick
-            proc.wait(timeout=POLL_SECONDS)
+        if exits.wait(proc, POLL_SECONDS) is not None:  # woken by pytest's exit, not by the end of a sleep
             return None
-        except subprocess.TimeoutExpired:
-            pass
         progress.poll()
         if on_poll is not None:
             on_poll(progress)

@@ -36,6 +36,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from grader import exits
 from grader.env import ONE_BLAS_THREAD
 from grader.grading import scratch as scratch_folders
 from grader.labs import KIT_ROOT
@@ -260,13 +261,10 @@ class Sandbox:
         ends with it. Killing the process group is for a zygote that does not answer."""
         with contextlib.suppress(OSError):
             self.send({"op": "quit"})
-        try:
-            self.process.wait(timeout=5)
-        except subprocess.TimeoutExpired:
+        if exits.wait(self.process, 5) is None:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(self.process.pid, signal.SIGKILL)
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                self.process.wait(timeout=10)
+            exits.wait(self.process, 10)
         with contextlib.suppress(OSError):
             self.control.close()
         self.owned.remove()
