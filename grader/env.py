@@ -1,9 +1,15 @@
 """The environment variables by which the grader tells a pytest process what to grade.
 
-Each is read only once pytest runs, never while Python starts or imports pytest, so a
-process started ahead of time can be given them late (grader.grading.pytest_process). A new one
-belongs here under the same rule. (ONE_BLAS_THREAD is the exception: a process starts with it.)
+Each is read only from the orders (grader.harness.main reads them, then pytest runs), never while
+Python starts or imports pytest, so a process started ahead of time can be given them late
+(grader.grading.pytest_process). A new one belongs here under the same rule. (ONE_BLAS_THREAD is the
+exception: a process starts with it.)
 """
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
 
 IMPL_ENV = "IMPL"  # mine, ref or a submission's path: the code under test (plain `pytest` reads it too)
 CPU_ENV = "LABKIT_CPU"  # behind the wall: the core a session keeps to with its worker (absent: where it starts)
@@ -41,3 +47,9 @@ RUN_ENV = frozenset(
         TIMED_OUT_ENV,
     }
 )
+
+
+def ordered_limits(orders: Mapping[str, str]) -> dict | None:
+    """The lab's limits the orders give (LIMITS_ENV, as the runner wrote them), or None: the lab's own."""
+    value = orders.get(LIMITS_ENV)
+    return json.loads(value) if value else None

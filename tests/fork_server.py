@@ -34,6 +34,7 @@ import subprocess
 import sys
 import threading
 
+from grader import exits
 from grader.env import PARENT_ENV
 from grader.grading import pytest_process
 
@@ -237,9 +238,7 @@ class _Server:
 
     def stop(self) -> None:
         self.control.close()  # it kills what it forked that is still running, and leaves
-        try:
-            self.process.wait(timeout=REPLY_SECONDS)
-        except subprocess.TimeoutExpired:  # a session's end must not wait on it for ever
+        if exits.wait(self.process, REPLY_SECONDS) is None:  # a session's end must not wait on it for ever
             self.process.kill()
             self.process.wait()
 

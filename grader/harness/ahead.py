@@ -13,11 +13,10 @@ This module imports neither numpy nor pytest (nor anything that does): it runs w
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 
 from grader import labs
-from grader.env import ISOLATION_ENV, LAB_ENV, LIMITS_ENV, SANDBOX_LEVEL_ENV
+from grader.env import ISOLATION_ENV, LAB_ENV, SANDBOX_LEVEL_ENV, ordered_limits
 from grader.limits import Limits
 
 _started: tuple[tuple, object] | None = None  # (key, sandbox) of the sandbox started from the orders
@@ -42,7 +41,7 @@ def start(orders: Mapping[str, str]) -> None:
 
     level = orders.get(SANDBOX_LEVEL_ENV) or None
     try:
-        lab = labs.get(lab_id).with_limits(json.loads(orders[LIMITS_ENV]) if orders.get(LIMITS_ENV) else None)
+        lab = labs.get(lab_id).with_limits(ordered_limits(orders))
         limits = Limits.from_lab(lab.limits)
         box = sandbox.start(lab, limits, chosen=level)
     except Exception:  # noqa: BLE001 - the plugin starts it again, and says what went wrong

@@ -10,7 +10,6 @@ asks the ``Session`` kept in ``config.stash``, never the environment. Code that 
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,13 +22,13 @@ from grader.env import (
     IMPL_ENV,
     ISOLATION_ENV,
     LAB_ENV,
-    LIMITS_ENV,
     PARENT_ENV,
     PROGRESS_ENV,
     QUEUE_ENV,
     SANDBOX_LEVEL_ENV,
     TASK_ENV,
     TIMED_OUT_ENV,
+    ordered_limits,
 )
 
 SESSION_KEY = pytest.StashKey["Session"]()
@@ -70,7 +69,7 @@ class Session:
             impl=env.get(IMPL_ENV) or "mine",
             isolation=env.get(ISOLATION_ENV) or "in-process",
             lab_id=env.get(LAB_ENV) or None,
-            limits=json.loads(env[LIMITS_ENV]) if env.get(LIMITS_ENV) else None,
+            limits=ordered_limits(env),
             sandbox_level=env.get(SANDBOX_LEVEL_ENV) or None,
             queue=bool(env.get(QUEUE_ENV)),
             progress=Path(env[PROGRESS_ENV]) if env.get(PROGRESS_ENV) else None,
