@@ -8,7 +8,6 @@ import re
 import signal
 import subprocess
 import sys
-import time
 from random import Random
 
 import hypothesis
@@ -286,11 +285,16 @@ def test_an_engine_failing_the_first_graph_is_shown_it_without_a_search(monkeypa
     assert checked == [first, first]
 
 
-def _afresh():
-    """The kit's scalar graphs, as a strategy of its own: drawn afresh, not the graphs kept for the kit's."""
+def _afresh(draws: list[int] | None = None, first=None):
+    """The kit's scalar graphs, as a strategy of its own: drawn afresh, not the graphs kept for the kit's.
+    Each draw is counted in ``draws``; ``first`` is called as the first graph is drawn."""
 
     @st.composite
     def drawn(draw):
+        if draws is not None:
+            if not draws and first is not None:
+                first()
+            draws.append(1)
         return draw(graphs.scalar_graphs().strategy())
 
     return drawn()
@@ -299,21 +303,25 @@ def _afresh():
 def test_a_time_limit_that_fires_while_the_graphs_are_drawn_stops_the_test_once_they_are_drawn():
     """pytest-timeout's in-process limit is SIGALRM, whose handler raises in whatever runs. Fired inside
     Hypothesis's drawing it became a Flaky error (an "error" verdict where behind the wall the test timed
-    out) or was lost in Hypothesis's gc callback; it is held until the graphs are drawn, then fires."""
-    graphs.check_random_graphs(Value, _afresh(), graphs.SCALAR_GRAPH_SETTINGS, hint="")  # the first costs more
-    started = time.perf_counter()
-    graphs.check_random_graphs(Value, _afresh(), graphs.SCALAR_GRAPH_SETTINGS, hint="")
-    seconds = time.perf_counter() - started  # drawing the graphs is most of it
+    out) or was lost in Hypothesis's gc callback; it is held until the graphs are drawn, then fires.
+
+    The alarm is set by the first draw, so it fires inside Hypothesis's drawing whatever the machine's
+    load (timing a whole run and firing at a share of it missed on a loaded machine); each delay lands
+    somewhere else in Hypothesis's machinery."""
+    unlimited: list[int] = []
+    graphs.check_random_graphs(Value, _afresh(draws=unlimited), graphs.SCALAR_GRAPH_SETTINGS, hint="")
 
     def limit(signum, frame):
         pytest.fail("Timeout >0.01s")  # what pytest-timeout's signal method raises
 
     previous = signal.signal(signal.SIGALRM, limit)
     try:
-        for share in (8, 5, 3):  # well inside: a loaded machine varies
-            signal.setitimer(signal.ITIMER_REAL, seconds / share)
+        for delay in (0.0002, 0.001, 0.005, 0.02):
+            draws: list[int] = []
             with pytest.raises(pytest.fail.Exception, match="Timeout"):
-                graphs.check_random_graphs(Value, _afresh(), graphs.SCALAR_GRAPH_SETTINGS, hint="")
+                strategy = _afresh(draws=draws, first=lambda delay=delay: signal.setitimer(signal.ITIMER_REAL, delay))
+                graphs.check_random_graphs(Value, strategy, graphs.SCALAR_GRAPH_SETTINGS, hint="")
+            assert len(draws) == len(unlimited), f"the limit stopped the drawing after {len(draws)} graphs"
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
