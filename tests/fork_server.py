@@ -14,7 +14,10 @@ What differs from a spawned process, and how it is made not to matter:
 - numpy's global random state is drawn again in each child, as each new process draws its own
   (Python's ``random`` does it itself at a fork);
 - an environment that is not the server's gets a server of its own (up to MAX_SERVERS), then
-  spawned processes: a variable read when Python starts cannot be changed in a fork.
+  spawned processes: a variable read when Python starts cannot be changed in a fork. The variables
+  that change with every test (PER_TEST: pytest names the running test in PYTEST_CURRENT_TEST) are
+  left out of that comparison and sent with each fork, which sets them as a spawned process has them;
+  compared, they gave every test after a worker's third a spawned process.
 
 The product never forks its grading processes: a batch starts one per job, and `grader run`
 overlaps its one process's start with its own (grader.grading.pytest_process.prestart). Tests of
@@ -39,6 +42,9 @@ from grader.env import PARENT_ENV
 from grader.grading import pytest_process
 
 MAX_SERVERS = 3  # environments with a server of their own; tests that set a variable are few
+# Set by pytest for each test it runs and read by nothing when Python starts: sent with each fork.
+PER_TEST = ("PYTEST_CURRENT_TEST",)
+MAX_REQUEST = 1 << 16  # bytes of a fork's request: its PER_TEST variables, as JSON
 REPLY_SECONDS = 120  # the server's answer to a fork (its first one waits for its imports)
 PR_SET_PDEATHSIG = 1
 STATUS = 4  # bytes of an exit status on its pipe: a signed little-endian int, as Popen.returncode
@@ -67,14 +73,14 @@ def serve(control: socket.socket) -> None:
                     pass
             _reap(statuses)
         if control in readable:
-            message, fds, _, _ = socket.recv_fds(control, 16, 2)
+            message, fds, _, _ = socket.recv_fds(control, MAX_REQUEST, 2)
             if not message or len(fds) != 2:
                 break
             stdin_fd, status_fd = fds
             server = os.getpid()
             pid = os.fork()
             if pid == 0:
-                _become_grading_process(stdin_fd, server, harness.main)
+                become_grading_process(stdin_fd, server, harness.main, json.loads(message))
             os.close(stdin_fd)
             statuses[pid] = status_fd
             control.sendall(pid.to_bytes(8, "little"))
@@ -97,9 +103,10 @@ def _reap(statuses: dict[int, int]) -> None:
             os.close(fd)
 
 
-def _become_grading_process(stdin_fd: int, server: int, main) -> None:
+def become_grading_process(stdin_fd: int, server: int, main, per_test: dict[str, str | None]) -> None:
     """In the fork: what subprocess.Popen(start_new_session=True, stdout=DEVNULL, stderr=DEVNULL)
-    would have given, then grader.harness.main.main, which leaves with os._exit.
+    would have given, with the requester's PER_TEST variables, then grader.harness.main.main, which
+    leaves with os._exit.
 
     It dies with the server from the start (a spawned process dies with the runner once the plugin
     asks, grader.harness.plugin): a status the server could not write is then a true one."""
@@ -115,6 +122,11 @@ def _become_grading_process(stdin_fd: int, server: int, main) -> None:
         os.dup2(devnull, 1)
         os.dup2(devnull, 2)
         os.closerange(3, os.sysconf("SC_OPEN_MAX"))  # the server's socket and every other child's pipes
+        for name, value in per_test.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
         if "numpy.random" in sys.modules:
             sys.modules["numpy.random"].seed()
         main()
@@ -200,14 +212,19 @@ class _Orders:
         return self._file.closed
 
 
+def _shared(env: dict[str, str]) -> dict[str, str]:
+    """What a server's environment must match: ``env`` without its PER_TEST variables."""
+    return {k: v for k, v in env.items() if k not in PER_TEST}
+
+
 class _Server:
     def __init__(self, env: dict[str, str]):
-        self.env = env
+        self.env = _shared(env)
         ours, theirs = socket.socketpair()
         self.process = subprocess.Popen(
             [sys.executable, "-m", "tests.fork_server", str(theirs.fileno())],
             cwd=pytest_process.KIT_ROOT,
-            env=env,
+            env=self.env,
             pass_fds=(theirs.fileno(),),
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
@@ -218,12 +235,14 @@ class _Server:
         self.control = ours
         self.lock = threading.Lock()  # a batch's jobs start their sessions from threads
 
-    def fork(self) -> Forked | None:
+    def fork(self, env: dict[str, str]) -> Forked | None:
+        """A grading process forked by the server, with ``env``'s PER_TEST variables (the rest is the server's)."""
+        request = json.dumps({name: env.get(name) for name in PER_TEST}).encode()
         stdin_r, stdin_w = os.pipe()
         status_r, status_w = os.pipe()
         try:
             with self.lock:
-                socket.send_fds(self.control, [b"f"], [stdin_r, status_w])
+                socket.send_fds(self.control, [request], [stdin_r, status_w])
                 reply = self.control.recv(8)
         except OSError:
             reply = b""
@@ -258,11 +277,11 @@ class ForkServers:
         """``pytest_process.spawn``, forked when it can be: a server of this very environment, if there
         is or can be one, forks the process; otherwise it is spawned."""
         with self.lock:
-            server = next((s for s in self.servers if s.env == env), None)
+            server = next((s for s in self.servers if s.env == _shared(env)), None)
             if server is None and len(self.servers) < self.limit:
-                server = _Server(dict(env))
+                server = _Server(env)
                 self.servers.append(server)
-        forked = server.fork() if server is not None else None
+        forked = server.fork(env) if server is not None else None
         if forked is not None:
             return forked
         if server is not None:  # it died or hung: not asked again

@@ -71,6 +71,37 @@ def test_another_environment_than_the_servers_gets_a_spawned_process(servers):
         other.wait(timeout=30)
 
 
+def test_every_test_gets_a_forked_process_with_its_own_name_in_the_environment(servers, tmp_path):
+    """pytest names the running test in PYTEST_CURRENT_TEST, which the runner's environment copies: compared
+    with the server's, it made every test after a worker's third spawn its grading processes. It is sent
+    with each fork instead, and set as a spawned process has it (or unset)."""
+    for name in ("tests/test_a.py::test_one (call)", "tests/test_b.py::test_two (call)", None):
+        env = {k: v for k, v in pytest_process.base_env().items() if k != "PYTEST_CURRENT_TEST"}
+        if name is not None:
+            env["PYTEST_CURRENT_TEST"] = name
+        proc = servers.spawn(env)
+        try:
+            assert isinstance(proc, fork_server.Forked), name
+        finally:
+            proc.stdin.close()
+            proc.wait(timeout=30)
+    assert len(servers.servers) == 1
+    seen = tmp_path / "seen"
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # a fork as the server makes one, with a main that writes down what it was given
+
+        def main():
+            seen.write_text(repr(os.environ.get("PYTEST_CURRENT_TEST")))
+            os._exit(0)
+
+        fork_server.become_grading_process(read, os.getppid(), main, {"PYTEST_CURRENT_TEST": "tests/x.py::t (call)"})
+    os.close(read)
+    os.close(write)
+    assert os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) == 0
+    assert seen.read_text() == repr("tests/x.py::t (call)")
+
+
 def test_a_forked_process_dies_with_its_server(servers):
     proc = servers.spawn(pytest_process.base_env())  # waiting for its orders
     server = servers.servers[0].process
