@@ -1,4 +1,4 @@
-"""``ast.parse`` for the grader's threads: one parse at a time in a process.
+"""``ast.parse`` for the grader's threads: one parse at a time in a process, and each thread's last tree kept.
 
 CPython before 3.13 keeps the AST constructor's recursion depth in state the whole interpreter
 shares, so two threads building trees at once can make one of them fail with
@@ -19,3 +19,19 @@ def parse(source: str) -> ast.Module:
     """``ast.parse(source)``, never at the same time as another thread's (raises what it raises)."""
     with _one_at_a_time:
         return ast.parse(source)
+
+
+_last = threading.local()  # each thread's last tree: a batch scans a student's file, then describes it
+
+
+def parsed(source: str) -> ast.Module:
+    """``parse(source)``, or the tree this thread's last call parsed from the same text: shared, so
+    never change it. A batch's grading thread reads each file twice (grader.grading.scan for the
+    report's flags, grader.batch.sources for the record): one parse serves both."""
+    last = getattr(_last, "tree", None)
+    if last is not None and last[0] == source:
+        return last[1]
+    _last.tree = None  # a large file's tree is not kept while the next one is built
+    tree = parse(source)
+    _last.tree = (source, tree)
+    return tree

@@ -9,6 +9,7 @@ import pytest
 from grader import labs
 from grader.batch import sources
 from grader.grading import scan
+from tests.mutation import reference_source
 
 PUBLICS = {"ch06": ["Value", "Tensor", "gradcheck"], "lesson1_3": ["Value", "fit_line", "softmax_cross_entropy"]}
 STARTER = '''"""The lab's starter."""
@@ -125,3 +126,24 @@ def test_describe_file_reads_the_file_as_intake_decodes_it(tmp_path):
     assert sources.describe_file(binary, lab, labs.discover().values()) is None  # intake refuses it
     starter = sources.describe_file(lab.starter, lab, labs.discover().values())
     assert starter["starter"] is True and starter["missing_names"] == []
+
+
+def test_the_digest_leaves_the_tree_as_it_was_for_the_scan_that_shares_it():
+    """grader.parsing.parsed hands the scan and the record one tree: the digest skips the docstrings as it
+    reads, and changes nothing (it once cut them out of the tree)."""
+    source = reference_source("ch06")
+    tree = ast.parse(source)
+    before = ast.dump(tree)
+    assert sources.tree_digest(tree) == sources.code_digest(source)
+    assert ast.dump(tree) == before
+    assert sources.tree_digest(tree) == sources.tree_digest(ast.parse(source))  # the same twice
+
+
+def test_the_digest_is_the_one_earlier_batches_recorded():
+    """A record's code_sha256 is compared with later ones (identical files, a resume, a merge of shards): a
+    change to how the tree is read must give the same digest. Computed by the digest of 2026-12-07."""
+    source = (
+        'class Value:\n    """A number."""\n\n'
+        '    def __init__(self, data):\n        """Doc."""\n        self.data = float(data)  # a float\n'
+    )
+    assert sources.code_digest(source) == "bcdaba709309c5385f5fd46d3f0e693efdee83407691b83aee03f9682c8258bb"

@@ -68,3 +68,17 @@ def test_the_stress_reaches_the_bug_in_plain_ast_parse():
 def test_parsing_parse_never_fails_under_the_same_stress():
     assert _stress(parsing.parse, seconds=3) == []
     assert isinstance(parsing.parse(SOURCE), ast.Module)
+
+
+def test_a_thread_parses_the_same_text_once_and_no_other_thread_gets_its_tree():
+    """A batch's grading thread scans a file, then describes it: one tree serves both."""
+    first = parsing.parsed(SOURCE)
+    assert parsing.parsed(SOURCE) is first
+    other = parsing.parsed("x = 1\n")
+    assert other is not first and parsing.parsed(SOURCE) is not first  # only the last text is kept
+    mine = parsing.parsed(SOURCE)
+    theirs = []
+    thread = threading.Thread(target=lambda: theirs.append(parsing.parsed(SOURCE)))
+    thread.start()
+    thread.join()
+    assert theirs[0] is not mine and ast.dump(theirs[0]) == ast.dump(mine)

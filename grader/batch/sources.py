@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import functools
 import hashlib
+import itertools
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
@@ -27,7 +28,7 @@ UNPARSABLE = (SyntaxError, ValueError, RecursionError, MemoryError)
 def parse(source: str) -> tuple[ast.Module | None, int | None]:
     """The source's tree and None, or None and the line of its first syntax error (0 if Python names none)."""
     try:
-        return parsing.parse(source), None
+        return parsing.parsed(source), None
     except UNPARSABLE as exc:
         return None, getattr(exc, "lineno", None) or 0
 
@@ -43,29 +44,31 @@ def top_level_names(source: str) -> set[str]:
     return names_bound(tree) if tree is not None else set()
 
 
-def _without_docstrings(tree: ast.Module) -> ast.Module:
-    for node in ast.walk(tree):
-        body = getattr(node, "body", None)
-        if (
-            isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
-            and body
-            and isinstance(body[0], ast.Expr)
-            and isinstance(body[0].value, ast.Constant)
-            and isinstance(body[0].value.value, str)
-        ):
-            node.body = body[1:]
-    return tree
+DOCUMENTED = (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)  # whose body may open with a docstring
+HASHED_TOKENS = 4096  # tokens joined into one update of the hash: fewer calls, and bounded memory
+
+
+def _is_docstring(statement: ast.stmt) -> bool:
+    return (
+        isinstance(statement, ast.Expr)
+        and isinstance(statement.value, ast.Constant)
+        and isinstance(statement.value.value, str)
+    )
 
 
 def _canonical(tree: ast.AST) -> Iterator[str]:
-    """The tree, node by node in pre-order: without recursion, which a deep expression would exhaust
-    (``ast.dump`` does), and without positions, so comments and layout do not count."""
+    """The tree, node by node in pre-order, without the docstrings: without recursion, which a deep
+    expression would exhaust (``ast.dump`` does), and without positions, so comments and layout do not
+    count. The tree is only read: a batch scans the same tree (grader.parsing.parsed)."""
     stack: list = [tree]
     while stack:
         item = stack.pop()
         if isinstance(item, ast.AST):
             yield type(item).__name__
-            stack.extend(reversed([getattr(item, name, None) for name in item._fields]))
+            fields = [getattr(item, name, None) for name in item._fields]
+            if isinstance(item, DOCUMENTED) and item.body and _is_docstring(item.body[0]):
+                fields[item._fields.index("body")] = item.body[1:]
+            stack.extend(reversed(fields))
         elif isinstance(item, list):
             yield f"[{len(item)}"
             stack.extend(reversed(item))
@@ -83,10 +86,11 @@ def code_digest(source: str) -> str | None:
 
 
 def tree_digest(tree: ast.Module) -> str:
-    """``code_digest`` of a parsed module (its docstrings are removed from ``tree``)."""
+    """``code_digest`` of a parsed module: the sha256 of its canonical tokens, each followed by a NUL."""
     digest = hashlib.sha256()
-    for token in _canonical(_without_docstrings(tree)):
-        digest.update(token.encode("utf-8", "surrogatepass") + b"\0")
+    tokens = _canonical(tree)
+    while chunk := list(itertools.islice(tokens, HASHED_TOKENS)):
+        digest.update(("\0".join(chunk) + "\0").encode("utf-8", "surrogatepass"))
     return digest.hexdigest()
 
 

@@ -213,7 +213,7 @@ def scan_source(
     like another lab's is flagged too."""
     scanner = _Scanner(set(allowed_imports))
     try:
-        tree = parsing.parse(source)
+        tree = parsing.parsed(source)
         scanner.visit(tree)
     except (SyntaxError, ValueError):
         return []
