@@ -48,14 +48,6 @@ DOCUMENTED = (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)  
 HASHED_TOKENS = 4096  # tokens joined into one update of the hash: fewer calls, and bounded memory
 
 
-def _is_docstring(statement: ast.stmt) -> bool:
-    return (
-        isinstance(statement, ast.Expr)
-        and isinstance(statement.value, ast.Constant)
-        and isinstance(statement.value.value, str)
-    )
-
-
 def _canonical(tree: ast.AST) -> Iterator[str]:
     """The tree, node by node in pre-order, without the docstrings: without recursion, which a deep
     expression would exhaust (``ast.dump`` does), and without positions, so comments and layout do not
@@ -66,7 +58,7 @@ def _canonical(tree: ast.AST) -> Iterator[str]:
         if isinstance(item, ast.AST):
             yield type(item).__name__
             fields = [getattr(item, name, None) for name in item._fields]
-            if isinstance(item, DOCUMENTED) and item.body and _is_docstring(item.body[0]):
+            if isinstance(item, DOCUMENTED) and ast.get_docstring(item, clean=False) is not None:
                 fields[item._fields.index("body")] = item.body[1:]
             stack.extend(reversed(fields))
         elif isinstance(item, list):
