@@ -22,6 +22,7 @@ from grader import labs
 from grader.limits import Limits
 from grader.wall import bubblewrap, sandbox
 from grader.wall.session import WallSession
+from tests import mutation
 from tests.redteam import kit_fingerprint, numpy_fingerprint
 
 ATTACKS = Path(__file__).parent / "attacks"
@@ -265,3 +266,27 @@ def test_each_sandbox_as_root_has_a_uid_no_other_sandbox_has(lab, limits):
     finally:
         for box in boxes:
             box.close()
+
+
+@pytest.mark.parametrize("guards", [False, True], ids=["kernel alone", "with the python side"])
+def test_the_sandboxs_log_on_the_host_is_bounded_by_the_kernel(guards, lab, limits, tmp_path):
+    """Compiling `x is 1` warns, quoting the whole line: a line of 2,048 of them made 33 MB of warnings in the
+    sandbox's log, a file on the host, and a longer one gigabytes (a security review's). With the Python side
+    left out the zygote prints every warning, and the kernel stops its log at the zygote's file-size limit;
+    with it the compiler prints nothing. The file is graded either way."""
+    hostile = tmp_path / "warnings.py"
+    hostile.write_text(
+        mutation.reference_source("ch06") + "_never = lambda x: (" + ", ".join(["x is 1"] * 2048) + ")\n"
+    )
+    box = sandbox.start(lab, limits, python_guards=guards)
+    session = WallSession(lab, hostile, limits, box=box)
+    try:
+        assert session.public("Value")(3.0).data == 3.0
+        session.end()
+        log = (box.scratch / "worker.log").read_bytes()  # read before the session closes: its folder goes
+    finally:
+        session.close()
+    if guards:
+        assert b"SyntaxWarning" not in log
+    else:
+        assert log.count(b"SyntaxWarning") > 10 and sandbox.LOG_BYTES - 20_000 < len(log) <= sandbox.LOG_BYTES

@@ -47,6 +47,10 @@ WALL_DIR = Path(__file__).resolve().parent
 SANDBOX_ENV = "LABKIT_SANDBOX"  # auto (default), bubblewrap, unprivileged-user or none
 LEVELS = ("bubblewrap", "unprivileged-user", "none")
 FIX = "install bubblewrap (as root: apt-get install bubblewrap; `make setup` does it)"
+# What the sandbox's zygote may write to its log (worker.log, its stderr, a file on the host): its own
+# file-size limit, the kernel's (grader.wall.worker). It writes a line or two when it fails, and nothing
+# else ever needs it; the children print to files of their own, under the output limit.
+LOG_BYTES = 1 << 20
 
 BOOTSTRAP = """\
 import json, sys, types
@@ -279,8 +283,8 @@ def start(
 
     ``chosen`` is the level the grader decided (see ``level``); None decides it here.
 
-    ``python_guards=False`` leaves out the worker's import allow-list and audit hook: the
-    kit's own tests use it to show that the kernel alone holds every attack.
+    ``python_guards=False`` leaves out the worker's import allow-list and audit hook, and the quiet of
+    its compiler: the kit's own tests use it to show that the kernel alone holds every attack.
     """
     chosen = chosen if chosen in LEVELS else level()
     as_root = os.geteuid() == 0
@@ -316,6 +320,7 @@ def start(
             "helpers": {Path(name).stem: (lab.folder / name).read_text(encoding="utf-8") for name in lab.helpers},
             "allowed_imports": list(lab.allowed_imports),
             "python_guards": python_guards,
+            "log_bytes": LOG_BYTES,
             "profile": profile.destination() is not None,  # its children say where their time went
             "writable": bubblewrap.SANDBOX_DIR if chosen == "bubblewrap" else None,
             "read_roots": sys_path,
@@ -364,7 +369,7 @@ def start(
                 cwd=scratch / "submission",
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,
-                stderr=(scratch / "worker.log").open("wb"),
+                stderr=(scratch / "worker.log").open("wb"),  # bounded by the zygote's own file-size limit
                 start_new_session=True,
             )
         finally:

@@ -31,6 +31,7 @@ import sys
 import time
 import traceback
 import types
+import warnings
 
 import numpy as np
 
@@ -53,6 +54,7 @@ HELPERS = {}  # the lab's trusted loops, by module name (grader.testing.beside)
 
 
 def zygote_main(config):
+    _bound_the_log(config["log_bytes"])  # first: anything may write to it
     sys.path[:] = config["sys_path"]
     if config.get("sandbox_filter"):  # no bubblewrap to load it (the unprivileged-user level): first thing
         _load_seccomp(config["sandbox_filter"])
@@ -99,7 +101,7 @@ def zygote_main(config):
                 loaded = {"op": f"{request['op']}ed", "test": f"load{request['load']}"}
                 if request["op"] == "load":
                     config["display_path"] = request["display_path"]
-                    code, problem = _compile(request["display_path"])
+                    code, problem = _compile(request["display_path"], quiet=config.get("python_guards", True))
                     if problem:
                         loaded["syntax_error"] = problem
                 _send_control(ctl, loaded)
@@ -148,10 +150,23 @@ def zygote_main(config):
     _stop_all(children)
 
 
-def _compile(path):
-    """The submission compiled (compiling runs none of it), or the reason it cannot be."""
+def _bound_the_log(limit):
+    """The kernel's limit on what this process writes to a file: its stderr is the sandbox's log, a file on
+    the host (grader.wall.sandbox). Python ignores SIGXFSZ, so a write past the limit fails (EFBIG) and the
+    zygote goes on; the hard limit stays, for each child to set its own, the output limit."""
+    _, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (limit if hard == resource.RLIM_INFINITY else min(limit, hard), hard))
+
+
+def _compile(path, quiet=True):
+    """The submission compiled (compiling runs none of it), or the reason it cannot be.
+
+    ``quiet``: without the warnings the compiler prints to the log, each quoting its line in full: a line of
+    `x is 1` comparisons made gigabytes of them (the log is bounded by the kernel all the same)."""
     try:
-        with open(path, "rb") as f:
+        with open(path, "rb") as f, warnings.catch_warnings():
+            if quiet:
+                warnings.simplefilter("ignore")
             return compile(f.read(), path, "exec", dont_inherit=True), None
     except SyntaxError as exc:
         return None, {"line": exc.lineno, "message": exc.msg}
