@@ -28,7 +28,7 @@ from grader.implementation import Implementation
 from grader.kit import edition
 from grader.limits import Limits
 from grader.wall.session import WallSession
-from tests import grading, instructor
+from tests import grading, instructor, mutation
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -39,6 +39,7 @@ LABS = sorted(labs.discover())
 HIDDEN_POINTS = {"ch06": 20, "lesson1_3": 30}  # each lab's visible tests are worth 100
 SCHEMA = json.loads((labs.KIT_ROOT / "grader" / "report" / "schemas" / "report.schema.json").read_text())
 ATTACK = Path(__file__).parent / "attacks" / "read_hidden_tests.py"
+LEAK = Path(__file__).parent / "attacks" / "leak_the_hidden_cases.py"
 
 
 def _hidden(tests: list[dict]) -> list[dict]:
@@ -196,6 +197,24 @@ def test_the_wall_keeps_the_hidden_tests_out_of_the_submissions_reach(tmp_path):
         assert results[name] == errno.ENOENT, results
     assert results["through /proc/1/root"] in (errno.EACCES, errno.ENOENT, errno.EPERM), results
     assert results["found"] == [] and results["folders searched"] > 100, results  # it did look everywhere
+
+
+@pytest.mark.parametrize("isolation", ["worker", "in-process"])
+def test_what_the_hidden_tests_hand_the_code_never_reaches_a_visible_result(isolation, tmp_path):
+    """The submission remembers every number the tests hand `Value` and raises them in every test that makes a
+    tensor: the hidden tests run after every visible one, so each visible test's outcome and message are the
+    same as in a student's copy, which has no hidden tests (run before, their cases were in those messages)."""
+    lab = labs.get("ch06")
+    attack = tmp_path / "leak.py"
+    attack.write_text(mutation.reference_source("ch06") + "\n" + LEAK.read_text())
+    impl = Implementation("submission", attack)
+    alone = runner.run_tests(lab.visible_only(), impl, isolation=isolation)
+    graded = runner.run_tests(lab, impl, isolation=isolation)
+    told = [r for r in alone.results if r.outcome == "error" and "seen: [" in r.message]
+    assert len(told) > 10 and any(r.task == "tensor" for r in told)  # it did tell what it saw, test after test
+    visible = [r for r in graded.results if r.tier == "visible"]
+    assert [(r.id, r.outcome, r.message) for r in visible] == [(r.id, r.outcome, r.message) for r in alone.results]
+    assert any(r.tier == labs.HIDDEN and "seen: [" in r.message for r in graded.results)  # they did run, and told
 
 
 def test_batch_grades_the_hidden_tests_and_the_gradebook_counts_them(tmp_path):

@@ -36,7 +36,9 @@ _duration_key = pytest.StashKey[float]()
 _stream_key = pytest.StashKey[Stream]()
 # In-process: the shorter limit a test runs under after a timeout (None: the lab's own).
 _shorter_limit_key = pytest.StashKey["float | None"]()
-_collected_key = pytest.StashKey[list]()  # every test collected, before an order to grade one task deselected some
+_collected_key = pytest.StashKey[
+    list
+]()  # every test collected, in the report's order, before an order to grade one task deselected some
 
 
 def _hidden_relpath(item) -> str | None:
@@ -120,10 +122,11 @@ def pytest_collection_modifyitems(session, config, items):
     run = config.stash[state.SESSION_KEY]
     if run.lab_id is not None:
         _task_by_task(items, run.lab(run.lab_id))
+    config.stash[_collected_key] = list(items)  # the report's order
+    _hidden_last(items)  # the order they run in
     task = run.task
     if task is None:
         return
-    config.stash[_collected_key] = list(items)
     others = [item for item in items if (graded_info(item) or {}).get("task", task) != task]
     if others:
         items[:] = [item for item in items if (graded_info(item) or {}).get("task", task) == task]
@@ -131,10 +134,19 @@ def pytest_collection_modifyitems(session, config, items):
 
 
 def _task_by_task(items: list, lab: labs.Lab) -> None:
-    """Run the tests task by task, in the lab's order: test_lab.py is written so, and each task's hidden
-    tests then run right after its visible ones (a task's line shows as it ends, not when every file has)."""
+    """The tests task by task, in the lab's order (test_lab.py is written so), each task's hidden tests right
+    after its visible ones: the order of the report, and of the run without hidden tests."""
     order = {task.id: i for i, task in enumerate(lab.tasks)}
     items.sort(key=lambda item: order.get((graded_info(item) or {}).get("task"), len(order)))  # stable
+
+
+def _hidden_last(items: list) -> None:
+    """Every visible test before any hidden one, each set still task by task. The code under test sees the
+    hidden tests' inputs (it computes with them), and a child that ends a test cleanly serves the next: run
+    before a visible test, a hidden test's cases could come back in that test's message, which the student
+    is shown (a security review did it through a `Value.__init__` that logged its arguments and a
+    `Tensor.__init__` that raised them). Run last, nothing they hand over can reach a visible result."""
+    items.sort(key=lambda item: _hidden_relpath(item) is not None)  # stable
 
 
 def pytest_collection_finish(session):
