@@ -274,6 +274,45 @@ def test_a_zip_holding_one_name_twice_is_refused(tmp_path):
         discover([archive], "ch06", tmp_path / "scratch")
 
 
+@pytest.mark.parametrize(
+    ("members", "said"),
+    [
+        ({"a" * 300 + "/alice.py": GOOD}, "File name too long: 'a"),  # one name longer than a file system holds
+        ({"x": "a file", "x/alice.py": GOOD}, "File exists: 'x'"),  # a file, then a folder of that name
+    ],
+    ids=["a name too long", "a file and a folder of one name"],
+)
+def test_a_zip_this_file_system_cannot_hold_is_refused_in_one_line(tmp_path, members, said):
+    """A security review's archives stopped the batch with a traceback (OSError, FileExistsError)."""
+    archive = tmp_path / "class.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        for name, text in members.items():
+            zf.writestr(name, text)
+    with pytest.raises(InputError, match=f"class.zip: cannot be unpacked here \\({said}.*unzip it yourself"):
+        discover([archive], "ch06", tmp_path / "scratch")
+
+
+def test_a_student_folder_nested_too_deeply_to_read_makes_that_student_invalid(tmp_path):
+    """A review's folder 1,200 levels deep stopped the batch (RecursionError): the others are graded."""
+    (tmp_path / "class").mkdir()
+    (tmp_path / "class" / "alice.py").write_text(GOOD)
+    folders = [tmp_path / "class" / "bob"]
+    for _ in range(1200):  # os.makedirs and shutil.rmtree recurse too: one level at a time
+        folders.append(folders[-1] / "d")
+    for folder in folders:
+        folder.mkdir()
+    try:
+        entries = {e.student: e for e in discover([tmp_path / "class"], "ch06", tmp_path / "scratch")}
+    finally:
+        for folder in reversed(folders):
+            folder.rmdir()
+    assert entries["alice"].status == "ok"
+    assert (entries["bob"].status, entries["bob"].reason) == (
+        "invalid",
+        "bob holds folders nested too deeply to read: hand in the file",
+    )
+
+
 def test_a_zip_written_with_windows_separators_reads_like_one_written_with_slashes(tmp_path):
     """class\\alice.py is alice.py in the folder class, which wraps the class: the ids are alice and bob, as a
     roster spells them (they were class\\alice and class\\bob)."""

@@ -19,6 +19,7 @@ import yaml
 from click.testing import CliRunner
 
 from grader import __version__, labs
+from grader.batch import outputs
 from grader.batch.inputs import Entry
 from grader.batch.shards import Shard
 from grader.cli import main
@@ -229,6 +230,35 @@ def test_a_folder_that_is_no_batch_is_a_usage_error(split, tmp_path):
     (tmp_path / "empty").mkdir()
     status, output = _grader("merge", one, tmp_path / "empty", "--lab", LAB, "--out", tmp_path / "m")
     assert (status, output) == (2, [f"grader: error: {tmp_path / 'empty'} is not a batch folder (no batch.json)"])
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "why"),
+    [
+        ("key", "../../../../escaped/OWNED", "its key is not its file's name"),
+        ("key", "{tmp}/escaped/OWNED", "its key is not its file's name"),
+        ("report", "../../../../etc/a.json", "its report is not its own"),
+        ("score", "lots", "its score is not a number from 0 to its maximum"),
+        ("score", 1e9, "its score is not a number from 0 to its maximum"),
+    ],
+)
+def test_merge_refuses_a_shard_whose_record_claims_what_the_kit_never_writes(split, tmp_path, field, value, why):
+    """A record is read back as a claim: its key names the files written for its student (a review's shard
+    wrote feedback outside --out through it), its report the file read, its score a grade."""
+    _, one, two = split
+    forged = [shutil.copytree(shard, tmp_path / shard.name) for shard in (one, two)]
+    path = next(
+        p for shard in forged for p in sorted((shard / "records").glob("*.json")) if '"graded"' in p.read_text()
+    )
+    record = json.loads(path.read_text())
+    record[field] = value.format(tmp=tmp_path) if type(value) is str else value
+    path.write_text(json.dumps(record))
+    status, output = _grader("merge", *forged, "--lab", LAB, "--out", tmp_path / "m")
+    assert (status, output) == (
+        2,
+        [f"grader: error: {path} is not a student's record ({why}): {outputs.DAMAGED}"],
+    )
+    assert not (tmp_path / "escaped").exists() and not (tmp_path / "m" / "grades.csv").exists()
 
 
 def test_resume_refuses_to_turn_a_shard_into_another(split):

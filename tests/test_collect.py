@@ -440,6 +440,28 @@ def test_a_fork_that_asks_for_a_password_fails_at_once_without_prompting(tmp_pat
 # -- two collections: at the deadline, then later -----------------------------------------------------
 
 
+def test_a_commit_dated_beyond_any_calendar_makes_its_student_suspect_and_the_class_is_collected(tmp_path):
+    """Git takes any 64-bit time for a commit; a review's fork dated one in the year 3,170,843 (written with
+    `git hash-object --literally`, which fsck accepts) and the whole collection stopped on it."""
+    forks = {name: Fork(tmp_path, name) for name in ("amy", "ben")}
+    on_time = {name: fork.commit(-HOUR, {STARTER: CORRECT}) for name, fork in forks.items()}
+    ben = forks["ben"]
+    tree = _git("rev-parse", "HEAD^{tree}", cwd=ben.work)
+    stamp = "Student <s@example.org> 99999999999999 +0000"
+    commit = f"tree {tree}\nparent {on_time['ben']}\nauthor {stamp}\ncommitter {stamp}\n\nfrom the future\n"
+    path = tmp_path / "commit.txt"
+    path.write_text(commit)
+    future = _git("hash-object", "-t", "commit", "-w", "--literally", str(path), cwd=ben.work)
+    _git("push", "-q", "--force", "origin", f"{future}:refs/heads/main", cwd=ben.work)
+    roster = _roster(tmp_path / "roster.csv", [(n, f.url) for n, f in forks.items()])
+    status, output = _grader("collect", roster, "--deadline", DEADLINE, "--out", tmp_path / "out")
+    assert status == 0, output
+    students = _record(tmp_path / "out")
+    assert students["amy"]["status"] == "on-time" and students["amy"]["commit"] == on_time["amy"]
+    assert students["ben"]["status"] == "suspect" and "after this collection" in students["ben"]["problem"]
+    assert students["ben"]["later_commits"] == [{"commit": future, "committed_at": "9999-12-31T23:59:59+00:00"}]
+
+
 def test_a_force_push_or_a_backdated_push_between_two_collections_is_suspect(tmp_path):
     # The first collection runs just after the deadline; the second, later, sees what changed since.
     deadline = datetime.now(timezone.utc).replace(microsecond=0) - timedelta(minutes=1)

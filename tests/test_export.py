@@ -585,12 +585,13 @@ def test_a_test_override_comes_before_the_penalty_and_a_total_one_after_it():
 
 def test_formula_cells_are_escaped_in_every_format():
     entry = {**_entry(_record("invalid", 0), report=None), "name": "@SUM(A1)", "lms_id": "+1", "section": "-S"}
-    entry["reason"] = "=cmd|' /C calc'!A0"
+    entry["reason"] = "=cmd|' /C calc'!A0 \x1b[2J\u202e"  # a formula, a terminal's escape, a direction mark
     for text in (
         lms.canvas([entry], "=A", None, 10),
         lms.moodle([entry], "=A"),
         lms.full_csv([entry], [], 10),
     ):
+        assert not any(c in text for c in "\x1b\u202e"), text
         for row in csv.reader(io.StringIO(text)):
             assert not any(cell[:1] in "=+-@" and cell for cell in row), row
 

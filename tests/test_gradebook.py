@@ -126,3 +126,18 @@ def test_a_class_with_nothing_left_out_says_so():
     text = gradebook.summary_markdown(summary(everyone))
     assert "The statistics below are over all 2 students." in text.splitlines()
     assert "## Identical submissions" not in text and "## Untouched starters" not in text
+
+
+def test_no_cell_of_the_gradebook_runs_as_a_formula_or_drives_a_terminal():
+    """A security review: a file named `\\x1b]0;PWNED\\x07\\x1b[2Jmal.py`, or a message the student's code raised
+    holding `\\x1b[2J`, wrote escape sequences into grades.csv, which `cat` ran; a record from a shard with the flag
+    code `=HYPERLINK(...)` wrote a formula in the flags column. Every text cell is escaped as for a terminal and
+    kept from a formula."""
+    record, doc = student("\x1b]0;PWNED\x07\x1b[2Jmal", "sha-x", {"t1"}, code("code-x"), "boom \x1b[2J\u202e")
+    record["flags"] = [{"code": '=HYPERLINK("http://evil.example/","see")'}]
+    text = gradebook.grades_csv(gradebook.explained([record], {record["key"]: doc}))
+    assert not any(c in text for c in "\x1b\x07\u202e")
+    row = next(csv.DictReader(io.StringIO(text)))
+    assert row["student"] == "\\x1b]0;PWNED\\x07\\x1b[2Jmal"
+    assert row["flags"] == '\'=HYPERLINK("http://evil.example/","see")'
+    assert row["reason"] == "1 test failed in task 2: boom \\x1b[2J\\u202e"

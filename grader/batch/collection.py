@@ -48,8 +48,16 @@ def lab_file(lab_id: str) -> str:
     return f"labs/{lab_id}/starter.py"
 
 
+# The first and last seconds a calendar date can name. Git takes any 64-bit time for a commit: a review's fork
+# dated one in the year 3,170,843, and the whole collection stopped on it (out of range).
+FIRST_SECOND = int(datetime(1, 1, 1, tzinfo=timezone.utc).timestamp())
+LAST_SECOND = int(datetime(9999, 12, 31, 23, 59, 59, tzinfo=timezone.utc).timestamp())
+
+
 def iso(seconds: int | float) -> str:
-    return datetime.fromtimestamp(int(seconds), timezone.utc).isoformat()
+    """``seconds`` since the epoch as an ISO 8601 time in UTC; a time before the year 1 or after 9999 as the
+    first or last second a date can name (still before, or after, any deadline)."""
+    return datetime.fromtimestamp(min(max(int(seconds), FIRST_SECOND), LAST_SECOND), timezone.utc).isoformat()
 
 
 def seconds(text: str) -> int:

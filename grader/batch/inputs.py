@@ -86,6 +86,12 @@ KEY_CHARACTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz
 MAX_KEY = 120  # with ".json" and an atomic write's temporary prefix, well under a file name's 255 bytes
 
 
+def is_key(name: str) -> bool:
+    """Whether ``name`` could be a key ``key_of`` made (a late version's suffix included): a file name in one
+    folder, never a path (a record read back from a folder says its own key: grader.batch.outputs)."""
+    return 0 < len(name) <= 2 * MAX_KEY and not name.startswith(".") and set(name) <= KEY_CHARACTERS | {"%", "~"}
+
+
 def key_of(student: str) -> str:
     """The student id as a safe file name, unique by construction: no two ids share one.
 
@@ -198,15 +204,23 @@ class Staging:
 
 def _from_folder(student: str, folder: Path, lab_id: str, staging: Staging, base: Path) -> Entry:
     where = _relative(folder, base)
-    link = _outside_link(folder, base)
+    try:  # the student's folder is read, never written: what goes wrong here is theirs
+        link = _outside_link(folder, base)
+        starter = folder / "labs" / lab_id / "starter.py"
+        if link or starter.is_file():
+            candidates = []
+        elif (folder / "labs").is_dir():
+            return Entry(student, "missing", f"the fork has no labs/{lab_id}/starter.py", where)
+        else:
+            candidates = _python_files(folder) or _python_files(folder, NOTEBOOK)  # a notebook: intake says what to do
+    except RecursionError:  # a review's folder 1,200 levels deep
+        return Entry(student, "invalid", f"{where} holds folders nested too deeply to read: hand in the file", where)
+    except OSError as exc:
+        return Entry(student, "invalid", f"{where} cannot be read ({exc.strerror or exc}): hand in the file", where)
     if link:
         return Entry(student, "invalid", link, where)
-    starter = folder / "labs" / lab_id / "starter.py"
     if starter.is_file():
         return staging.accept(student, starter, _relative(starter, base))
-    if (folder / "labs").is_dir():
-        return Entry(student, "missing", f"the fork has no labs/{lab_id}/starter.py", where)
-    candidates = _python_files(folder) or _python_files(folder, NOTEBOOK)  # a notebook: intake says what to do
     if not candidates:
         return Entry(student, "missing", "no .py file in the folder", where)
     if len(candidates) > 1:
@@ -292,6 +306,11 @@ def _unpack(archive: Path, into: Path) -> Path:
         raise InputError(f"{archive.name}: not a readable zip file ({exc})") from None
     except (RuntimeError, NotImplementedError, zlib.error, EOFError) as exc:  # encrypted, Deflate64, damaged
         raise InputError(f"{archive.name}: cannot be unpacked ({exc}): unzip it yourself and give the folder") from None
+    except OSError as exc:  # a name too long for this file system, a file where the zip has a folder of that name
+        what = f"{exc.strerror}: {_shown(Path(os.fsdecode(exc.filename)).name)[:80]!r}" if exc.filename else str(exc)
+        raise InputError(
+            f"{archive.name}: cannot be unpacked here ({what}): unzip it yourself and give the folder"
+        ) from None
     return _class_root(into)
 
 

@@ -26,13 +26,14 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import json
+import math
 import os
 from collections.abc import Iterator
 from pathlib import Path
 
 from grader import __version__, atomic, intake, labs
 from grader.batch import class_report, feedback, final_grades, gradebook, identical, similarity, sources
-from grader.batch.inputs import Entry
+from grader.batch.inputs import Entry, is_key
 from grader.kit import manifest
 from grader.report.text import a_few
 from grader.verdicts import SubmissionError
@@ -80,7 +81,7 @@ def read_folder(root: Path) -> tuple[dict, dict[str, dict]]:
     about = _object(root / "batch.json", "is not a batch's description", "grade the class again into a new --out")
     records = {}
     for path in sorted((root / "records").glob("*.json")):
-        record = _object(path, "is not a student's record")
+        record = _checked_record(path)
         if record.get("status") != "graded" or (root / str(record.get("report"))).is_file():
             records[path.stem] = record
     return about, records
@@ -111,6 +112,31 @@ def _object(path: Path, what: str, advice: str = DAMAGED) -> dict:
     if type(found) is not dict:
         raise OutputError(f"{path} {what}: {advice}")
     return found
+
+
+def _checked_record(path: Path) -> dict:
+    """The student's record ``path`` holds, checked as the claim it is: a folder is read back by a resume, a merge
+    of shards graded elsewhere and an export, and a record's key names the files written for its student (a
+    review's shard wrote feedback anywhere through a key of "../.."), its report the file read, its score a
+    grade. OutputError for a record this kit would not have written."""
+    record = _object(path, "is not a student's record")
+    key, score, most = record.get("key"), record.get("score"), record.get("max_score")
+    graded = record.get("status") == "graded"
+    if type(key) is not str or key != path.stem or not is_key(key):
+        why = "its key is not its file's name"
+    elif type(record.get("student")) is not str:
+        why = "it names no student"
+    elif record.get("report") != (f"reports/{key}.json" if graded else None):
+        why = "its report is not its own"
+    elif not (_number(most) and _number(score) and 0 <= score <= most):
+        why = "its score is not a number from 0 to its maximum"
+    else:
+        return record
+    raise OutputError(f"{path} is not a student's record ({why}): {DAMAGED}")
+
+
+def _number(x) -> bool:
+    return type(x) in (int, float) and math.isfinite(x)
 
 
 def file_path(root: Path, key: str) -> Path:
@@ -329,10 +355,7 @@ class Outputs:
     # -- the class -------------------------------------------------------------------------
 
     def records(self) -> list[dict]:
-        found = []
-        for path in sorted((self.root / "records").glob("*.json")):
-            found.append(json.loads(path.read_text(encoding="utf-8")))
-        return found
+        return [_checked_record(path) for path in sorted((self.root / "records").glob("*.json"))]
 
     def feedback_path(self, key: str) -> Path:
         return self.root / "feedback" / f"{key}.md"

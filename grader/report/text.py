@@ -60,8 +60,9 @@ def one_line_for_terminal(value) -> str:
 
 def spreadsheet_cell(value) -> str:
     """Text a spreadsheet shows as text, never runs as a formula (CSV injection): a leading = + - @, tab or
-    carriage return gets a ' before it."""
-    text = as_text(value)
+    carriage return gets a ' before it. Its control characters and direction marks are written as escapes, as
+    for a terminal (\\x1b): a gradebook is read with `cat` too, and a file name can hold them."""
+    text = for_terminal(value)
     return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
 
 
