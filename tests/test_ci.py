@@ -167,6 +167,18 @@ def test_workflow_commands_are_escaped_as_the_toolkit_escapes_them():
     )
 
 
+def test_direction_marks_reach_neither_an_annotation_nor_the_summary(graded):
+    """A security review: U+202E in a message a submission raised reached the `::error` annotation and the job
+    summary as it was, where it reorders the line's text (`grader run` showed it as an escape)."""
+    report = copy.deepcopy(graded.report)
+    report["tests"][0] |= {"points": 0, "message": "score 0\u202e021/021", "hint": "see \u2066here"}
+    shown, _ = github.annotations([report])
+    summary = github.job_summary([report], graded.report["integrity"], "", 0)
+    for text in (*shown, summary):
+        assert not any(mark in text for mark in "\u202e\u2066"), text
+    assert shown[0].endswith("::score 0\\u202e021/021%0Ahint: see \\u2066here")
+
+
 def test_every_report_validates_and_records_integrity(graded):
     for path in graded.out.glob("*.json"):
         if not path.name.endswith(".classroom.json"):

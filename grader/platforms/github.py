@@ -33,7 +33,7 @@ from grader.kit import manifest
 from grader.kit.manifest import Verification
 from grader.labs import Lab
 from grader.report import exports
-from grader.report.text import code_span, markdown, points, visible, whole_points
+from grader.report.text import code_span, for_terminal, markdown, one_line_for_terminal, points, visible, whole_points
 
 ADVISORY_NOTE = (
     "This score is advisory: CI on your fork grades your code with your copy of the kit. "
@@ -113,10 +113,11 @@ class Failure:
         where = f"file={command_property(self.file)}"
         if self.line is not None:
             where += f",line={self.line}"
-        text = visible(self.message) or "this test lost points"
+        # As a terminal shows text: a CI log is one, and a direction mark (U+202E) would reorder the line.
+        text = for_terminal(self.message) or "this test lost points"
         if self.hint:
-            text += f"\nhint: {visible(self.hint)}"
-        return f"::error {where},title={command_property(visible(self.title))}::{command_data(text)}"
+            text += f"\nhint: {for_terminal(self.hint)}"
+        return f"::error {where},title={command_property(one_line_for_terminal(self.title))}::{command_data(text)}"
 
 
 def failures(reports: list[dict]) -> list[Failure]:

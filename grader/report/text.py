@@ -12,6 +12,7 @@ _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 # What a terminal would obey rather than show: every C0 and C1 control but newline and tab
 # (escape sequences, carriage returns, bells) and the marks that reorder a line's text.
 _NOT_FOR_A_TERMINAL = re.compile("[\x00-\x08\x0e-\x1f\x7f-\x9f\r\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_DIRECTION_MARKS = re.compile("[\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 # Markdown punctuation that would otherwise start emphasis, links, HTML, code or a table cell.
 _MARKDOWN = re.compile(r"([\\`*_\[\]<>|~&])")
 
@@ -42,6 +43,11 @@ def visible(value) -> str:
     return _NOT_XML.sub(lambda m: f"\\x{ord(m.group()):02x}", as_text(value))
 
 
+def _marks_shown(text: str) -> str:
+    """``text`` with the marks that reorder a line (U+200E, U+202E, ...) written as escapes: \\u202e."""
+    return _DIRECTION_MARKS.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
 def for_terminal(value) -> str:
     """Text a terminal shows as it is: controls and direction marks written as escapes (\\x1b, \\u202e)."""
 
@@ -67,14 +73,15 @@ def spreadsheet_cell(value) -> str:
 
 
 def markdown(value, *, cell: bool = False) -> str:
-    """Text that renders as itself in Markdown: punctuation escaped, lines joined (with <br> in a table cell)."""
-    lines = _MARKDOWN.sub(r"\\\1", visible(value)).splitlines()
+    """Text that renders as itself in Markdown: punctuation escaped, direction marks shown as escapes (\\u202e
+    would reorder the line's text), lines joined (with <br> in a table cell)."""
+    lines = _MARKDOWN.sub(r"\\\1", _marks_shown(visible(value))).splitlines()
     return ("<br>" if cell else " ").join(line.strip() for line in lines)
 
 
 def code_span(value) -> str:
     """Text as a Markdown code span that survives a table cell (pipes escaped, fence longer than any backtick run)."""
-    text = " ".join(visible(value).splitlines()).replace("|", "\\|")
+    text = " ".join(_marks_shown(visible(value)).splitlines()).replace("|", "\\|")
     fence = "`" * (max((len(run) for run in re.findall("`+", text)), default=0) + 1)
     pad = " " if text.startswith("`") or text.endswith("`") else ""
     return f"{fence}{pad}{text}{pad}{fence}" if text else ""
