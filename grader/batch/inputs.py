@@ -204,13 +204,12 @@ class Staging:
 
 def _from_folder(student: str, folder: Path, lab_id: str, staging: Staging, base: Path) -> Entry:
     where = _relative(folder, base)
-    try:  # the student's folder is read, never written: what goes wrong here is theirs
+    starter = folder / "labs" / lab_id / "starter.py"
+    try:  # the student's folder is only read: what goes wrong reading it is theirs
         link = _outside_link(folder, base)
-        starter = folder / "labs" / lab_id / "starter.py"
-        if link or starter.is_file():
-            candidates = []
-        elif (folder / "labs").is_dir():
-            return Entry(student, "missing", f"the fork has no labs/{lab_id}/starter.py", where)
+        fork = (folder / "labs").is_dir()
+        if starter.is_file() or link or fork:
+            candidates = [starter] if starter.is_file() else []
         else:
             candidates = _python_files(folder) or _python_files(folder, NOTEBOOK)  # a notebook: intake says what to do
     except RecursionError:  # a review's folder 1,200 levels deep
@@ -219,8 +218,8 @@ def _from_folder(student: str, folder: Path, lab_id: str, staging: Staging, base
         return Entry(student, "invalid", f"{where} cannot be read ({exc.strerror or exc}): hand in the file", where)
     if link:
         return Entry(student, "invalid", link, where)
-    if starter.is_file():
-        return staging.accept(student, starter, _relative(starter, base))
+    if fork and not candidates:
+        return Entry(student, "missing", f"the fork has no labs/{lab_id}/starter.py", where)
     if not candidates:
         return Entry(student, "missing", "no .py file in the folder", where)
     if len(candidates) > 1:

@@ -36,9 +36,8 @@ _duration_key = pytest.StashKey[float]()
 _stream_key = pytest.StashKey[Stream]()
 # In-process: the shorter limit a test runs under after a timeout (None: the lab's own).
 _shorter_limit_key = pytest.StashKey["float | None"]()
-_collected_key = pytest.StashKey[
-    list
-]()  # every test collected, in the report's order, before an order to grade one task deselected some
+# Every test collected, in the report's order, before an order to grade one task deselected some.
+_collected_key = pytest.StashKey[list]()
 
 
 def _hidden_relpath(item) -> str | None:
