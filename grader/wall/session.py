@@ -35,6 +35,7 @@ from grader.wall.proxy import HandedOver, RemoteMethod, RemoteObject, channel_of
 
 PIPE_SIZE = 1 << 20
 SPARES = 1  # children forked ahead, for the test after one that did not end cleanly
+CALLBACK_ERRORS_KEPT = 16  # the latest exceptions the test's functions raised when called back (Channel._own_error)
 WORKER_FAILED = 70  # the exit status of a child whose serving code raised (see worker.child_main)
 # Queued requests are written when one must wait for its answer, or once a batch is full. The
 # first batch after a wait is small, so the worker starts on it while the test queues more
@@ -436,13 +437,13 @@ class Channel:
         if self.tally is not None:
             self.tally.callback()
         fn = self.callbacks.get(message.get("cb"))
+        if fn is None:  # before its arguments are decoded: a review's worker sent 14 of 200 MiB, which were kept
+            raise codec.ProtocolError("a call back to a function the test did not hand over")
         args = _decoded(decoder, message.get("args", {"L": []}))  # malformed: a protocol error, raised as such
         kwargs = _decoded(decoder, message.get("kwargs", {"D": {}}))
         if type(args) is not list or type(kwargs) is not dict:
             raise codec.ProtocolError("a callback's arguments must be a list and a dict")
         try:
-            if fn is None:
-                raise RuntimeError("unknown callback")
             value = fn(*args, **kwargs)
             encoder = codec.Encoder(self._encode_handle, self._encode_callback, self.outbox_buffers)
             reply = {"op": "reply", "ok": encoder.value(value)}
@@ -450,7 +451,9 @@ class Channel:
             raise
         except Exception as exc:  # the test's own function failed: the student's code sees an exception
             if not hasattr(exc, "labkit_type"):  # raised by the test itself, not by the code it called back into
-                self.callback_errors.append(exc)
+                # Kept to be raised again, without its frames: they hold what the worker sent.
+                self.callback_errors.append(exc.with_traceback(None))
+                del self.callback_errors[:-CALLBACK_ERRORS_KEPT]
             reply = {"op": "reply", "error": {"type": _builtin_name(exc), "message": str(exc)[:2000]}}
         self._queue(reply)
         self._flush()

@@ -43,6 +43,9 @@ def _malformed():
         return _frame(_json.dumps({"op": "reply", "ok": ok, "bl": [0]}).encode())
     if KIND == "error_not_an_object":
         return _frame(_json.dumps({"op": "reply", "error": ["not", "an", "object"]}).encode())
+    if KIND == "unknown_callback":  # a call back to a function the test never handed over, with 8 MiB of argument
+        args = {"L": [{"A": 0, "s": [8 << 20], "d": "|u1"}]}
+        return _frame(_json.dumps({"op": "callback", "cb": 424242, "args": args, "bl": [8 << 20]}).encode(), bytes(8 << 20))
     if KIND == "forged_changes":
         return _frame(_json.dumps({"op": "reply", "ok": None, "mutated": {"D": {"\u00b2": {"L": []}}}}).encode())
     raise ValueError(KIND)
