@@ -165,3 +165,49 @@ def audit_chain(x, nodes, length: int) -> None:
             f"and x.grad 1 + {seed:.6g}, got {reached!r} and {again!r}",
             CHAIN_HINT,
         )
+
+
+# -- the gradient-checking loops -----------------------------------------------------------------
+# A review's starter, its engine unwritten, replaced three of them in the worker and scored the three
+# tests they serve: one that answered 2 * x for numerical_grad, one a call count, one that raised
+# GradcheckError itself. Each answer now stands only if the engine gives it at a point drawn here.
+GRADCHECK_TAMPERED = "the gradient-checking loop's answer does not come from your engine"
+GRADCHECK_HINT = "the loop beside your code was interfered with: grade what your engine computes"
+
+
+def audit_numerical_grad(Tensor, x: np.ndarray, got: np.ndarray, eps: float = 1e-6) -> None:
+    """The loop's numerical_grad of sum(x ** 2), at one entry drawn here after the answer is in: the engine's
+    sum(v ** 2) at x moved by eps either way along it, read through the wall and differenced here as
+    numerical_grad does (the same numbers: equal but for the last bits), must give that entry."""
+    i = random.SystemRandom().randrange(x.size)
+    moved = []
+    for step in (eps, -eps):
+        v = x.copy()
+        v.flat[i] = x.flat[i] + step
+        moved.append(((Tensor(given(v)) ** 2).sum(), "data"))
+    up, down = read_each(moved)
+    entry = (_one_number(up(), "sum(v ** 2).data") - _one_number(down(), "sum(v ** 2).data")) / (2 * eps)
+    if not np.isclose(entry, got.flat[i], rtol=1e-6, atol=1e-6):
+        fail(f"{GRADCHECK_TAMPERED}: entry {i} is {got.flat[i]!r}, your engine's gives {entry!r}", GRADCHECK_HINT)
+
+
+def audit_gradcheck_ran(Tensor, shape: tuple, forward=None) -> None:
+    """The loop's answer about gradcheck (a number of calls, or a GradcheckError) stands only if the engine runs
+    what gradcheck ran, at a point drawn here after the answer is in: a Tensor of it, sum(a * a) (or, given
+    ``forward``, the Tensor of ``forward`` of it, summed), its backward(), its value and the leaf's gradient read.
+    An engine that cannot raises here, where gradcheck would have raised it; what the values are is left to
+    the tests of those operations (a buggy engine's verdicts stay as they were)."""
+    x = np.random.default_rng(random.SystemRandom().getrandbits(64)).normal(size=shape)
+    a = Tensor(given(x))
+    out = (a * a).sum() if forward is None else Tensor(given(forward(x))).sum()
+    out.backward()
+    for read in read_each([(out, "data"), (a, "grad")]):
+        read()  # an error of the engine's is raised here; what it holds is the other tests' to judge
+
+
+def _one_number(value, what: str) -> float:
+    """A single-element array read from the engine, as a float (as the loops' own ``float(y.data)``)."""
+    array = as_array(value, what)
+    if array.size != 1:
+        fail(f"{what} should hold one number, got an array of shape {array.shape}")
+    return float(array.reshape(-1)[0])

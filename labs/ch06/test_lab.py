@@ -719,6 +719,7 @@ def test_gradcheck_rejects_a_noop_backward_rule():
         fail("GradcheckError must subclass AssertionError")
     with raises(lab.GradcheckError, "gradcheck on a function whose backward passes nothing"):
         beside(loops.gradcheck_detached, lab.gradcheck, lab.Tensor, normal(2, 2), "triple")
+    audits.audit_gradcheck_ran(lab.Tensor, (2, 2), loops.DETACHED["triple"])
 
 
 @graded(task="gradcheck", points=1, hint="gradcheck needs f to return a single-element Tensor")
@@ -740,6 +741,7 @@ def test_gradcheck_leaves_inputs_untouched():
     if type(calls) is not int or calls < 1 + 2 * x.size:
         fail(f"gradcheck called f {calls!r} times; checking a (2, 3) input takes 1 + 2 * 6 calls")
     expect_close(x, kept, "the array passed to gradcheck", atol=0, rtol=0)
+    audits.audit_gradcheck_ran(lab.Tensor, x.shape)
 
 
 @graded(task="gradcheck", points=1, hint="numerical_grad is provided; f must return a float")
@@ -750,6 +752,7 @@ def test_numerical_grad_agrees_with_your_engine():
         beside(loops.numerical_grad_of_squares, lab.numerical_grad, lab.Tensor, given(x)), "numerical_grad's result"
     )
     expect_close(got, 2 * x, "numerical_grad of sum(x**2)", atol=1e-6, rtol=1e-6)
+    audits.audit_numerical_grad(lab.Tensor, x, got)
 
 
 # ---------------------------------------------------------------------------

@@ -39,7 +39,7 @@ from grader.testing import (
     recorded,
     shape_of,
 )
-from labs.ch06 import loops
+from labs.ch06 import audits, loops
 from labs.ch06.xor_mlp import train_xor
 
 lab = under_test("ch06")
@@ -420,6 +420,7 @@ def test_hidden_gradcheck_on_other_functions():
     # the right forward value, and no gradient back to a
     with raises(lab.GradcheckError, "gradcheck on exp computed outside the graph (no gradient reaches a)"):
         beside(loops.gradcheck_detached, lab.gradcheck, lab.Tensor, normal(3, 2, seed=64), "exp")
+    audits.audit_gradcheck_ran(lab.Tensor, (3, 2), loops.DETACHED["exp"])
     with raises(ValueError, "gradcheck on a function returning a (2,) tensor"):
         lab.gradcheck(recorded(lambda a: a.sum(axis=0)), [normal(3, 2, seed=65)])
     x = normal(2, 1, 3, seed=66)

@@ -351,6 +351,18 @@ FORGED_LOOPS = [
         },
         flags={"introspection"},
     ),
+    # The three gradient-checking loops replaced in the worker (a security review's: the starter scored 3/120).
+    Hostile(
+        "forge_gradcheck_loops.py",
+        base="starter",
+        max_score=0,
+        outcomes={
+            "test_gradcheck_rejects_a_noop_backward_rule": "failed",
+            "test_gradcheck_leaves_inputs_untouched": "failed",
+            "test_numerical_grad_agrees_with_your_engine": "failed",
+        },
+        flags={"introspection"},
+    ),
     # The same, with a forward-only Tensor whose backward() looks up the loop's hand-computed gradients:
     # the replays of the record's steps all find theirs; the step at a point the test draws finds none.
     Hostile(
