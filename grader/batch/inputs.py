@@ -89,7 +89,8 @@ MAX_KEY = 120  # with ".json" and an atomic write's temporary prefix, well under
 def is_key(name: str) -> bool:
     """Whether ``name`` could be a key ``key_of`` made (a late version's suffix included): a file name in one
     folder, never a path (a record read back from a folder says its own key: grader.batch.outputs)."""
-    return 0 < len(name) <= 2 * MAX_KEY and not name.startswith(".") and set(name) <= KEY_CHARACTERS | {"%", "~"}
+    fits = 0 < len(name) <= MAX_KEY + len(LATE_SUFFIX)
+    return fits and not name.startswith(".") and set(name) <= KEY_CHARACTERS | {"%", "~"}
 
 
 def key_of(student: str) -> str:

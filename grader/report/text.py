@@ -11,8 +11,9 @@ import re
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 # What a terminal would obey rather than show: every C0 and C1 control but newline and tab
 # (escape sequences, carriage returns, bells) and the marks that reorder a line's text.
-_NOT_FOR_A_TERMINAL = re.compile("[\x00-\x08\x0e-\x1f\x7f-\x9f\r\u200e\u200f\u202a-\u202e\u2066-\u2069]")
-_DIRECTION_MARKS = re.compile("[\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_MARKS = "\u200e\u200f\u202a-\u202e\u2066-\u2069"  # the marks that reorder a line's text (a character class)
+_NOT_FOR_A_TERMINAL = re.compile(f"[\x00-\x08\x0e-\x1f\x7f-\x9f\r{_MARKS}]")
+_DIRECTION_MARKS = re.compile(f"[{_MARKS}]")
 # Markdown punctuation that would otherwise start emphasis, links, HTML, code or a table cell.
 _MARKDOWN = re.compile(r"([\\`*_\[\]<>|~&])")
 
