@@ -94,6 +94,8 @@ _SPECIFIC = {
     "with respect to b is -a/b**2",
     ("**", "not_decremented"): "`**`'s backward uses k * x**k: the local derivative of x**k is k * x**(k - 1)",
     ("**", "no_k"): "`**`'s backward leaves out the factor k: d(x**k)/dx = k * x**(k - 1)",
+    ("**", "precedence"): "`**`'s backward computes k * x**k - 1 * out.grad, the parentheses left out: the local "
+    "derivative of x**k is k * x**(k - 1), times out.grad",
     ("exp", "input"): "`exp`'s backward multiplies by x, its input: the local derivative of exp is exp(x), its output",
     (
         "log",
@@ -166,6 +168,8 @@ _FORWARD = {
     "1 / (1 + e**-x)",
     ("sum", "no_keepdims"): "`sum` ignores keepdims=True: the summed axes must stay, with size 1",
     ("mean", "no_keepdims"): "`mean` ignores keepdims=True: the summed axes must stay, with size 1",
+    ("sum", "every_axis"): "`sum` ignores its `axis` and sums every entry: the summed axes are only the ones it is "
+    "given (all of them for axis=None)",
 }
 
 
@@ -564,9 +568,10 @@ def _explain_error_in(type_name: str, message: str, functions: tuple[str, ...], 
             "not only reshape(4, 3)"
         )
     if not in_backward and op in _BINARY | {"**"} and op in plain:
+        wrap = "Value(other)" if "Value" in parts else "Tensor._lift"  # the handout's way, engine by engine
         return (
             f"{OPS[op]} raised when one operand is a plain number or an array: wrap it as a constant "
-            "(Tensor._lift) instead of refusing it"
+            f"({wrap}) instead of refusing it"
         )
     return ""
 

@@ -54,7 +54,7 @@ SPECIFIC_RULE_FAULTS = {
     "+": (("guard", 0, "guard"), ("guard", 1, "guard")),
     "-": (("guard", 0, "guard"), ("guard", 1, "guard")),
     "/": (("square_forgotten", 1, "derivative"),),
-    "**": (("not_decremented", 0, "derivative"), ("no_k", 0, "factor")),
+    "**": (("not_decremented", 0, "derivative"), ("no_k", 0, "factor"), ("precedence", 0, "derivative")),
     "exp": (("input", 0, "derivative"),),
     "log": (("output", 0, "derivative"), ("times_input", 0, "derivative")),
     "tanh": (("input", 0, "derivative"), ("output", 0, "derivative"), ("one_minus_t", 0, "derivative")),
@@ -79,6 +79,7 @@ FORWARD_FAULTS = (
     ("sigmoid", "exp_sign", "sign"),
     ("sum", "no_keepdims", "axis"),
     ("mean", "no_keepdims", "axis"),
+    ("sum", "every_axis", "axis"),
 )
 # Bugs of backward() itself: (variant, kind, needs). needs: "" always, "seed" only with an
 # explicit non-trivial seed, "calls" only when backward() ran more than once.
@@ -232,6 +233,8 @@ class Run:
                 return [k * x**k * g]
             if v == "no_k":
                 return [x ** (k - 1) * g]
+            if v == "precedence":  # k * x ** k - 1 * out.grad: the parentheses around k - 1 left out
+                return [k * x**k - 1 * g]
             return [k * x ** (k - 1) * g]
 
         return self.primitive("**", [a], a.data**k, local)
@@ -258,7 +261,7 @@ class Run:
         return self.primitive("@", [a, b], np.matmul(a.data, b.data), local)
 
     def sum(self, a, axis, keepdims):
-        axes = _axes(axis, a.data.ndim)
+        axes = _axes(None if self.forward_fault("sum", "every_axis") else axis, a.data.ndim)
         if self.forward_fault("sum", "no_keepdims"):
             keepdims = False
 

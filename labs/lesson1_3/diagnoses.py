@@ -108,6 +108,8 @@ def _rules(x: float) -> dict:
                 2 * x: _chain("pow"),
                 3 * 2 * x**2: "pow's rule uses k * x**k, but the local derivative of x**k is k * x**(k - 1)",
                 3 * x: "pow's rule leaves out the factor k: d(x**k)/dx = k * x**(k - 1)",
+                2 * x**2 - 3: "pow's rule computes k * x**k - 1 * out.grad, the parentheses left out: the local "
+                "derivative of x**k is k * x**(k - 1), times out.grad",
             },
         ),
         "log": (

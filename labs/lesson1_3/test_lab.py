@@ -27,6 +27,7 @@ from grader.testing import (
     check_scalar_gradients,
     expect_close,
     expect_shape,
+    explained_errors,
     fail,
     graded,
     numerical_gradient,
@@ -225,7 +226,7 @@ SCALAR_CASES = {
 )
 def test_engine_operations(case):
     f, inputs, hint = SCALAR_CASES[case]
-    with diagnoses.plain_numbers(lab.Value, f"Value {case} at {inputs}"):
+    with diagnoses.plain_numbers(lab.Value, f"Value {case} at {inputs}"), explained_errors(f, inputs):
         got = as_float(f(*[lab.Value(v) for v in inputs]).data, f"Value {case}: the result's .data")
     expected = f(*[SpecScalar(v) for v in inputs]).data
     expect_close(

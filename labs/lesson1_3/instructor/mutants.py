@@ -1530,4 +1530,51 @@ MUTANTS = [
             "test_matmul_grads_match_the_numerical_check[lesson_4x3x2]",
         },
     ),
+    # -----------------------------------------------------------------------
+    # Added later (at the end, so that the chunks keep their members)
+    # -----------------------------------------------------------------------
+    Mutant(
+        name="value_pow_rule_loses_parentheses",
+        kind="derivative",
+        bug="Value.__pow__'s rule is written k * x ** k - 1 * out.grad: the parentheses of k - 1 left out",
+        within="Value.__pow__",
+        old="k * self.data ** (k - 1) * out.grad",
+        new="k * self.data ** k - 1 * out.grad",
+        caught_by={
+            "test_engine_adds_the_contributions_of_a_repeated_number",
+            "test_engine_operations[div]",
+            "test_engine_operations[numbers_on_the_left]",
+            "test_engine_operations[pow]",
+            "test_engine_random_graphs",
+            "test_softmax_gradient_is_probabilities_minus_one_hot[0]",
+            "test_softmax_gradient_is_probabilities_minus_one_hot[3]",
+            "test_softmax_gradient_is_probabilities_minus_one_hot[4]",
+            "test_softmax_is_stable_for_large_logits",
+            "test_softmax_reproduces_the_lesson",
+        },
+    ),
+    Mutant(
+        name="value_radd_recurses",
+        kind="recursion",
+        bug="Value.__radd__ returns other + self, which calls __radd__ again: a recursion without end",
+        within="Value.__radd__",
+        old="return self + other",
+        new="return other + self",
+        caught_by={
+            "test_engine_operations[numbers_on_the_left]",
+            "test_engine_random_graphs",
+        },
+    ),
+    Mutant(
+        name="value_rmul_recurses",
+        kind="recursion",
+        bug="Value.__rmul__ returns other * self, which calls __rmul__ again: a recursion without end",
+        within="Value.__rmul__",
+        old="return self * other",
+        new="return other * self",
+        caught_by={
+            "test_engine_operations[numbers_on_the_left]",
+            "test_engine_random_graphs",
+        },
+    ),
 ]
