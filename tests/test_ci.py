@@ -32,7 +32,7 @@ from grader.labs import KIT_ROOT
 from grader.platforms import github
 from grader.report import exports, schema
 from grader.report.text import whole_points
-from tests import instructor
+from tests import instructor, mutation
 
 ENV = ("GITHUB_STEP_SUMMARY", "GITHUB_OUTPUT", "LABKIT_LAB")
 TAMPERED_FILE = "labs/ch06/test_lab.py"
@@ -483,3 +483,39 @@ def test_every_labs_points_add_up_to_whole_points():
     for lab in labs.discover().values():
         total = sum(test["points"] for test in runner.collect(lab))
         assert total > 0 and float(total).is_integer(), (lab.id, total)
+
+
+# What a submission raised, shaped as the workflow commands GitHub's runner obeys in a job's log: a line that
+# starts with `::` (after blanks), `##[` anywhere in one.
+FORGED_COMMANDS = (
+    "\n  ::notice title=Autograding complete::Points 120/120\n::stop-commands::labkitstop\n##[notice]Points 120/120"
+)
+
+
+def test_what_a_submission_raises_is_no_workflow_command_in_the_ci_log(tmp_path):
+    """A security review: a correct solution whose gradcheck raised the text above scored 115 and, through the
+    classroom reporter's log line for each errored test, posted a forged `Points 120/120` notice and stopped the
+    runner from reading the reporter's real one. Graded for real, behind the wall: neither the terminal's lines
+    nor the classroom result's messages hold a command, and each still reads as the submission wrote it."""
+    hostile = tmp_path / "starter.py"
+    hostile.write_text(
+        mutation.reference_source("ch06")
+        + f"\n\ndef gradcheck(*args, **kwargs):\n    raise RuntimeError({FORGED_COMMANDS!r})\n"
+    )
+    report_path = tmp_path / "report.json"
+    run = subprocess.run(
+        [sys.executable, "-m", "grader", "run", "--lab", "ch06", "--submission", hostile, "--json", report_path],
+        capture_output=True,
+        text=True,
+        cwd=KIT_ROOT,
+    )
+    assert run.returncode == 1, run.stderr
+    report = json.loads(report_path.read_text())
+    raised = [t for t in report["tests"] if "labkitstop" in t["message"]]
+    assert raised and report["score"] < report["max_score"]
+    messages = [t["message"] for t in exports.classroom_results(report)["tests"] if "labkitstop" in t["message"]]
+    assert len(messages) == len(raised)
+    for text in (run.stdout, run.stderr, *messages):
+        lines = text.splitlines()
+        assert not [line for line in lines if line.lstrip().startswith("::") or "##[" in line], text
+    assert "notice title=Autograding complete" in run.stdout and "Points 120/120" in messages[0]

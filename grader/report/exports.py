@@ -31,7 +31,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 
 from grader.labs import TIERS  # a test's "tier" in the report: from test_lab.py, or from a hidden test file
-from grader.report.text import as_text, code_span, markdown, points, visible, whole_points
+from grader.report.text import as_text, code_span, for_terminal, markdown, points, visible, whole_points
 from grader.verdicts import OUTCOMES
 
 GRADESCOPE_VISIBILITY = ("visible", "hidden", "after_due_date", "after_published")
@@ -260,7 +260,8 @@ def classroom_results(report: dict) -> dict:
             {
                 "name": visible(test["id"]),
                 "status": CLASSROOM_STATUS[test["outcome"]],
-                "message": _feedback(test),
+                # The reporter prints it in the job's log: no workflow command, no control (for_terminal).
+                "message": for_terminal(_feedback(test)),
                 "test_code": "",
                 "filename": filename if test.get("line") else "",
                 "line_no": test.get("line") or 0,

@@ -14,6 +14,10 @@ _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 _MARKS = "\u200e\u200f\u202a-\u202e\u2066-\u2069"  # the marks that reorder a line's text (a character class)
 _NOT_FOR_A_TERMINAL = re.compile(f"[\x00-\x08\x0e-\x1f\x7f-\x9f\r{_MARKS}]")
 _DIRECTION_MARKS = re.compile(f"[{_MARKS}]")
+# GitHub's runner obeys a line of its log that starts with `::` (after blanks) and `##[` anywhere in one
+# (workflow commands: a forged `::notice`, `::stop-commands::` hiding the real ones, `::add-mask::`); a
+# zero-width space after the first character leaves the text as it reads and the command broken.
+_WORKFLOW_COMMAND = re.compile(r":(?=:)|#(?=#\[)")
 # Markdown punctuation that would otherwise start emphasis, links, HTML, code or a table cell.
 _MARKDOWN = re.compile(r"([\\`*_\[\]<>|~&])")
 
@@ -50,14 +54,15 @@ def _marks_shown(text: str) -> str:
 
 
 def for_terminal(value) -> str:
-    """Text a terminal shows as it is: controls and direction marks written as escapes (\\x1b, \\u202e)."""
+    """Text a terminal shows as it is: controls and direction marks written as escapes (\\x1b, \\u202e), and
+    no workflow command for the CI log it may be (a zero-width space inside each `::` and `##[`)."""
 
     def escape(match):
         code = ord(match.group())
         return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
     text = as_text(value).replace("\r\n", "\n").replace("\x0b", " ").replace("\x0c", " ")
-    return _NOT_FOR_A_TERMINAL.sub(escape, text)
+    return _WORKFLOW_COMMAND.sub(lambda m: m.group() + "\u200b", _NOT_FOR_A_TERMINAL.sub(escape, text))
 
 
 def one_line_for_terminal(value) -> str:
