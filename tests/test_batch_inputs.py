@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from grader.batch import Shard
-from grader.batch.inputs import MAX_KEY, InputError, discover, key_of
+from grader.batch.inputs import MAX_KEY, InputError, discover, find_in_folder, key_of
 from grader.intake import MAX_SUBMISSION_BYTES
 
 GOOD = "def f():\n    return 1\n"
@@ -412,6 +412,47 @@ def test_a_link_anywhere_in_a_students_folder_that_leads_out_makes_them_invalid(
     assert found["mallory"].status == "invalid", found["mallory"]
     assert reason.endswith(", outside the student's own folder") and reason.startswith("mallory/"), reason
     assert found["bob"].status == "ok"
+
+
+def test_a_link_through_a_folder_intake_never_reads_cannot_lead_out(tmp_path):
+    """A security review: links in the folders intake never reads (.git, hidden ones) are not checked, so
+    mallory's `labs` linked to her own `.git/labs`, whose starter linked to alice's file: mallory was graded
+    with alice's work (and a Gradescope upload with the package's hidden tests). The file chosen is followed
+    to its end, which must be in the student's own folder."""
+    root = tmp_path / "class"
+    _write(root / "alice" / "lab.py", GOOD)
+    hidden = root / "mallory" / ".git" / "labs" / "ch06"
+    hidden.mkdir(parents=True)
+    (hidden / "starter.py").symlink_to("../../../../alice/lab.py")
+    (root / "mallory" / "labs").symlink_to(".git/labs")
+    _write(root / "eve" / ".cache" / "mine.py", GOOD)  # a link into her own hidden folder stays hers
+    (root / "eve" / "lab.py").symlink_to(".cache/mine.py")
+    found = _by_student(discover([root], "ch06", tmp_path / "scratch"))
+    assert (found["mallory"].status, found["mallory"].reason) == (
+        "invalid",
+        "mallory/labs/ch06/starter.py leads outside the student's own folder",
+    )
+    assert (found["alice"].status, found["eve"].status) == ("ok", "ok")
+    assert found["eve"].path.read_text() == GOOD
+
+
+@pytest.mark.parametrize(
+    "name",
+    [os.fsencode("\u0958" * 84 + ".py"), b"\xff" * 200 + b".py"],
+    ids=["longer-once-composed", "not-utf8-and-longer-once-shown"],
+)
+def test_a_file_name_that_grows_when_shown_is_staged_under_one_a_file_system_holds(tmp_path, name):
+    """A security review: the staged copy is named as the verdicts show the file (composed, a byte that is not
+    UTF-8 as \\xff), which can pass the 255 bytes a name may hold: a legal upload stopped Gradescope's runner
+    with a traceback ("File name too long"), reported to the student as the kit's failure."""
+    folder = tmp_path / "upload"
+    folder.mkdir()
+    with open(os.fsencode(folder) + b"/" + name, "w") as out:
+        out.write(GOOD)
+    entry = find_in_folder(folder, "ch06", tmp_path / "scratch")
+    assert entry.status == "ok", entry
+    assert entry.path.read_text() == GOOD and len(os.fsencode(entry.path.name)) <= 255
+    assert entry.path.suffix == ".py"
 
 
 def test_a_link_inside_the_students_own_folder_to_their_own_file_is_followed(tmp_path):

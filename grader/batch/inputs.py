@@ -44,6 +44,7 @@ from grader.verdicts import SubmissionError
 MAX_ZIP_BYTES = 2 << 30  # unpacked, all members together: a zip bomb stops here
 MAX_ZIP_MEMBERS = 100_000
 MAX_LINK_BYTES = 4096  # a link's target, as a zip stores it: a path, never longer than the system's PATH_MAX
+MAX_NAME_BYTES = 255  # a file name, in bytes, as Linux file systems hold it (NAME_MAX)
 # Never a student's work: VCS and tool folders, OS litter, the kit's own files in a fork.
 SKIPPED_DIRS = {
     ".git",
@@ -178,6 +179,18 @@ def _shown(name: str) -> str:
     return roster.student_id(name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace"))
 
 
+def _staged_name(name: str) -> str:
+    """The name a staged copy of the file ``name`` takes: as shown (_shown), shortened to what a file system
+    holds when showing it made it longer (a non-UTF-8 byte takes four characters, NFC may take more bytes)."""
+    shown = _shown(name)
+    if len(_utf8(shown)) <= MAX_NAME_BYTES:
+        return shown
+    stem, suffix = os.path.splitext(shown)
+    digest = hashlib.sha256(_utf8(name)).hexdigest()[:16]
+    kept = _utf8(stem)[: MAX_NAME_BYTES - len(_utf8(suffix)) - 17].decode("utf-8", "ignore")
+    return f"{kept}~{digest}{suffix}"
+
+
 def _relative(path: Path, base: Path) -> str:
     return _shown(str(path.relative_to(base)))
 
@@ -198,7 +211,7 @@ class Staging:
         self.staged += 1
         folder = self.root / str(self.staged)
         folder.mkdir(parents=True)
-        copy = folder / _shown(path.name)  # its name is in the verdicts' words
+        copy = folder / _staged_name(path.name)  # its name is in the verdicts' words
         copy.write_bytes(data)
         return Entry(student, "ok", "", source, copy, hashlib.sha256(data).hexdigest())
 
@@ -226,7 +239,18 @@ def _from_folder(student: str, folder: Path, lab_id: str, staging: Staging, base
     if len(candidates) > 1:
         names = ", ".join(_relative(c, folder) for c in candidates[:5])
         return Entry(student, "ambiguous", f"{len(candidates)} candidate files: {names}", where)
-    return staging.accept(student, candidates[0], _relative(candidates[0], base))
+    chosen = candidates[0]
+    if _leads_outside(chosen, folder):  # through a link in a folder the link check does not look into (.git)
+        return Entry(student, "invalid", f"{_relative(chosen, base)} leads outside the student's own folder", where)
+    return staging.accept(student, chosen, _relative(chosen, base))
+
+
+def _leads_outside(path: Path, folder: Path) -> bool:
+    """Whether ``path``, its links followed, is a file outside ``folder`` (or cannot be followed at all)."""
+    try:
+        return not path.resolve(strict=True).is_relative_to(folder.resolve())
+    except (OSError, RuntimeError):  # a loop of links, a dangling one
+        return True
 
 
 def find_in_folder(folder: Path, lab_id: str, scratch: Path) -> Entry:
