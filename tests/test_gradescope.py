@@ -9,10 +9,12 @@ setup.sh is not run (it needs apt and root on a fresh image).
 
 import json
 import os
+import shlex
 import shutil
 import stat
 import subprocess
 import sys
+import tempfile
 import zipfile
 from pathlib import Path
 
@@ -26,6 +28,7 @@ from grader.labs import KIT_ROOT
 from grader.platforms import gradescope
 from grader.report.exports import GRADESCOPE_VISIBILITY
 from grader.testing import expected_gradients
+from grader.wall import sandbox
 from tests import instructor
 from tests.handmade import report as handmade_report
 from tests.handmade import test_row
@@ -157,6 +160,41 @@ def test_the_package_has_what_installing_it_needs(package, tmp_path):
     sources = (info / "SOURCES.txt").read_text().split()
     assert {f"labs/{LAB}/test_lab.py", "grader/platforms/gradescope.py", "labs/__init__.py"} <= set(sources)
     assert not [s for s in sources if s.startswith("labs/") and not s.startswith((f"labs/{LAB}/", "labs/__init__"))]
+
+
+def test_setups_modes_keep_the_hidden_tests_from_the_workers_uid(package, monkeypatch):
+    """A security review: setup.sh made the whole package readable by every user, hidden tests included, and
+    where Gradescope's container forbids namespaces the worker runs as a uid of its own that sees the whole
+    file system, its Python guard blinded from the submission (`os.path.realpath` replaced): a visible test's
+    message showed the hidden tests' source. setup.sh's modes (applied here to the unpacked package) leave the
+    kernel to refuse that uid, and the grader refuses that level while the hidden tests are readable."""
+    if os.geteuid() != 0:
+        pytest.skip("setup.sh runs as root, and reading as another uid needs root")
+    _, source = package
+    root = Path(tempfile.mkdtemp(prefix="autograder-", dir="/tmp"))  # a tree other users can walk, as /autograder
+    try:
+        root.chmod(0o755)
+        kit = shutil.copytree(source / gradescope.KIT_FOLDER, root / "source" / gradescope.KIT_FOLDER)
+        hidden = kit / "labs" / LAB / "hidden"
+        monkeypatch.setattr(sandbox, "KIT_ROOT", kit)
+        monkeypatch.setenv(sandbox.SANDBOX_ENV, "unprivileged-user")
+        subprocess.run(["chmod", "-R", "a+rX", str(root)], check=True)  # as the zip's modes may leave it
+        with pytest.raises(sandbox.SandboxUnavailable, match="the hidden tests in .* are readable by other users"):
+            sandbox.level()
+        script = f"set -euo pipefail\nROOT={shlex.quote(str(root))}\nKIT={shlex.quote(str(kit))}\n"
+        subprocess.run(["bash", "-c", script + gradescope.PERMISSIONS_SH.format()], check=True)
+        as_nobody = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "cat"]
+        for secret in [hidden / "test_hidden.py", hidden / "expected_gradients.json"]:
+            refused = subprocess.run([*as_nobody, str(secret)], capture_output=True, text=True)
+            assert refused.returncode != 0 and "Permission denied" in refused.stderr, refused
+        visible = subprocess.run([*as_nobody, str(kit / "labs" / LAB / "test_lab.py")], capture_output=True)
+        assert visible.returncode == 0 and b"def test_" in visible.stdout  # what the worker may read, it can
+        try:
+            sandbox.level()
+        except sandbox.SandboxUnavailable as exc:  # this machine's interpreter may be out of others' reach
+            assert "hidden tests" not in str(exc) and "reference" not in str(exc), exc
+    finally:
+        shutil.rmtree(root)
 
 
 def test_package_holds_no_reference_code(package):

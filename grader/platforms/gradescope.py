@@ -58,12 +58,17 @@ apt-get install -y --no-install-recommends python3 python3-venv python3-pip bubb
 python3 -c 'import sys; sys.exit(sys.version_info < (3, 10) and "labkit needs Python 3.10 or newer: use a newer image")'
 python3 -m venv "$KIT/.venv"
 "$KIT/.venv/bin/python" -m pip install --disable-pip-version-check --quiet -e "$KIT"
+{permissions}"$KIT/.venv/bin/grader" list
+"""
+# setup.sh's modes, apart for the kit's tests to apply to an unpacked package.
+PERMISSIONS_SH = """\
 # The wall runs a submission in bubblewrap or, where the container forbids its namespaces, as an
-# unprivileged uid of its own: either way that uid must read the interpreter and numpy (the
-# edition holds nothing secret).
+# unprivileged uid of its own, which sees the whole file system: either way that uid must read the
+# interpreter and numpy; at that level only these modes keep it from the hidden tests (the grader
+# refuses that level while they are readable by others).
 chmod a+x "$ROOT" "$ROOT/source"
 chmod -R a+rX "$KIT"
-"$KIT/.venv/bin/grader" list
+find "$KIT/labs" -mindepth 2 -maxdepth 2 -type d -name hidden -exec chmod -R go-rwx {{}} +
 """
 
 RUN_AUTOGRADER = """\
@@ -127,7 +132,7 @@ def visibility_options(visibility: dict[str, str]) -> str:
 
 
 def setup_script() -> str:
-    return SETUP_SH.format(root_env=ROOT_ENV, kit=KIT_FOLDER)
+    return SETUP_SH.format(root_env=ROOT_ENV, kit=KIT_FOLDER, permissions=PERMISSIONS_SH.format())
 
 
 def run_script(lab: labs.Lab, visibility: dict[str, str] | None = None) -> str:

@@ -7,8 +7,8 @@ The boundary is the kernel's. Levels, strongest first (``LABKIT_SANDBOX`` asks f
   sandbox's own with no capabilities, seccomp (grader.wall.bubblewrap, grader.wall.syscalls);
 - ``unprivileged-user``: where bubblewrap cannot make namespaces but we are root (an
   unprivileged container): the worker runs as a uid of its own with no capabilities,
-  under the same seccomp filters, and only if the kit's folder is unreadable to it
-  (Gradescope's advice for its containers);
+  under the same seccomp filters, and only if the reference solutions and the hidden tests
+  are unreadable to it (Gradescope's advice for its containers);
 - ``none``: only when asked for by name. A separate process with resource limits, which
   is not a security boundary; the report says so.
 
@@ -111,14 +111,22 @@ def _unprivileged_user_problem() -> str | None:
         return "the grader is not root, so it cannot run the worker as another user"
     if not Path(bubblewrap.SETPRIV).exists():
         return f"{bubblewrap.SETPRIV} (util-linux) is missing"
-    reference = KIT_ROOT / "reference"
-    if reference.is_dir() and _others_can_read(reference):
-        return f"the reference solutions in {reference} are readable by other users (chmod -R o-rwx it)"
+    # At this level the worker's uid sees the whole file system: only modes keep the secrets from it.
+    secrets = [("the reference solutions", KIT_ROOT / "reference")]
+    secrets += [("the hidden tests", folder) for folder in sorted(KIT_ROOT.glob("labs/*/hidden"))]
+    for what, folder in secrets:
+        if folder.is_dir() and _readable_by_others(folder):
+            return f"{what} in {folder} are readable by other users (chmod -R go-rwx it)"
     needed = [bubblewrap.executable(), *bubblewrap.stdlib_paths(), *map(str, _package_dirs(["numpy"]).values())]
     unreadable = [p for p in needed if not _others_can_read(Path(p))]
     if unreadable:
         return f"{unreadable[0]} is not readable by other users"
     return None
+
+
+def _readable_by_others(folder: Path) -> bool:
+    """Whether a user with no rights of its own can list ``folder`` or read a file in it."""
+    return any(_others_can_read(path) for path in [folder, *folder.rglob("*")])
 
 
 def _others_can_read(path: Path) -> bool:
@@ -175,7 +183,8 @@ def protections(level: str, limits: Limits, as_root: bool) -> list[str]:
         ]
     if level == "unprivileged-user":
         return [
-            "runs as a uid no other process has, with no capabilities; the kit's folder is unreadable to it",
+            "runs as a uid no other process has, with no capabilities; the reference solutions and the hidden tests "
+            "are unreadable to it",
             seccomp,
             limits_line,
             fresh,
