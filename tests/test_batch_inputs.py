@@ -394,7 +394,6 @@ OUTSIDE_LINKS = {
     "an-unread-folder": ("notes/data", "/"),
     "the-system": ("solution.py", "/etc/passwd"),
     "a-link-to-an-inner-link-leading-out": ("main.py", "inner.py"),
-    "a-loop": ("loop.py", "loop.py"),
 }
 
 
@@ -453,6 +452,35 @@ def test_a_file_name_that_grows_when_shown_is_staged_under_one_a_file_system_hol
     assert entry.status == "ok", entry
     assert entry.path.read_text() == GOOD and len(os.fsencode(entry.path.name)) <= 255
     assert entry.path.suffix == ".py"
+
+
+def test_what_intake_cannot_take_is_said_as_it_is(tmp_path):
+    """A review's notes: a loop of links was said to lead outside the folder, a single upload too deep to read
+    was named ".", and a folder holding only a setup.py was said to hold no .py file."""
+    root = tmp_path / "class"
+    (root / "mallory").mkdir(parents=True)
+    (root / "mallory" / "loop.py").symlink_to("loop.py")
+    _write(root / "sam" / "setup.py", GOOD)
+    found = _by_student(discover([root], "ch06", tmp_path / "scratch"))
+    assert found["mallory"].reason == "mallory/loop.py is a symbolic link to loop.py: a loop of links"
+    assert (found["sam"].status, found["sam"].reason) == (
+        "missing",
+        "no .py file in the folder but setup.py, a name the kit never grades (a tool's): rename your file",
+    )
+    folders = [tmp_path / "upload"]
+    for _ in range(1200):  # os.makedirs and shutil.rmtree recurse too: one level at a time
+        folders.append(folders[-1] / "d")
+    for folder in folders:
+        folder.mkdir()
+    try:
+        entry = find_in_folder(folders[0], "ch06", tmp_path / "scratch2")
+    finally:
+        for folder in reversed(folders):
+            folder.rmdir()
+    assert (entry.status, entry.reason) == (
+        "invalid",
+        "the upload holds folders nested too deeply to read: hand in the file",
+    )
 
 
 def test_a_link_inside_the_students_own_folder_to_their_own_file_is_followed(tmp_path):

@@ -126,6 +126,7 @@ def _ignored(name: str) -> bool:
 
 
 NOTEBOOK = ".ipynb"
+NEVER_GRADED = frozenset({"setup.py", "conftest.py", "__init__.py"})  # names that are a tool's, never the work
 
 
 def _python_files(folder: Path, suffix: str = ".py") -> list[Path]:
@@ -140,7 +141,7 @@ def _python_files(folder: Path, suffix: str = ".py") -> list[Path]:
             continue
         if parts[0] in KIT_FOLDERS or (parts[0] == "labs" and len(parts) > 1):
             continue  # a fork's kit files; its labs/<lab>/starter.py is looked up directly
-        if path.name in {"setup.py", "conftest.py", "__init__.py"}:
+        if path.name in NEVER_GRADED:
             continue
         found.setdefault(path.resolve(), path)
     return sorted(found.values())
@@ -160,10 +161,10 @@ def _outside_link(folder: Path, base: Path) -> str | None:
             if not path.is_symlink():
                 continue
             try:
-                target = path.resolve()
+                target = path.resolve(strict=False)
             except (OSError, RuntimeError):  # a loop of links
-                target = None
-            if target is None or not target.is_relative_to(own):
+                return f"{_relative(path, base)} is a symbolic link to {_shown(os.readlink(path))}: a loop of links"
+            if not target.is_relative_to(own):
                 return _link_reason(_relative(path, base), os.readlink(path))
     return None
 
@@ -218,6 +219,7 @@ class Staging:
 
 def _from_folder(student: str, folder: Path, lab_id: str, staging: Staging, base: Path) -> Entry:
     where = _relative(folder, base)
+    said = where if where != "." else "the upload"  # a single upload's folder is its own base (Gradescope's)
     starter = folder / "labs" / lab_id / "starter.py"
     try:  # the student's folder is only read: what goes wrong reading it is theirs
         link = _outside_link(folder, base)
@@ -227,15 +229,15 @@ def _from_folder(student: str, folder: Path, lab_id: str, staging: Staging, base
         else:
             candidates = _python_files(folder) or _python_files(folder, NOTEBOOK)  # a notebook: intake says what to do
     except RecursionError:  # a review's folder 1,200 levels deep
-        return Entry(student, "invalid", f"{where} holds folders nested too deeply to read: hand in the file", where)
+        return Entry(student, "invalid", f"{said} holds folders nested too deeply to read: hand in the file", where)
     except OSError as exc:
-        return Entry(student, "invalid", f"{where} cannot be read ({exc.strerror or exc}): hand in the file", where)
+        return Entry(student, "invalid", f"{said} cannot be read ({exc.strerror or exc}): hand in the file", where)
     if link:
         return Entry(student, "invalid", link, where)
     if fork and not candidates:
         return Entry(student, "missing", f"the fork has no labs/{lab_id}/starter.py", where)
     if not candidates:
-        return Entry(student, "missing", "no .py file in the folder", where)
+        return Entry(student, "missing", "no .py file in the folder" + _never_graded_in(folder), where)
     if len(candidates) > 1:
         names = ", ".join(_relative(c, folder) for c in candidates[:5])
         return Entry(student, "ambiguous", f"{len(candidates)} candidate files: {names}", where)
@@ -251,6 +253,15 @@ def _leads_outside(path: Path, folder: Path) -> bool:
         return not path.resolve(strict=True).is_relative_to(folder.resolve())
     except (OSError, RuntimeError):  # a loop of links, a dangling one
         return True
+
+
+def _never_graded_in(folder: Path) -> str:
+    """What to say about the files of ``folder`` whose names are never graded (a lone setup.py), or ""."""
+    try:
+        names = sorted({p.name for p in folder.rglob("*.py") if p.name in NEVER_GRADED})
+    except (OSError, RuntimeError):
+        return ""
+    return f" but {', '.join(names)}, a name the kit never grades (a tool's): rename your file" if names else ""
 
 
 def find_in_folder(folder: Path, lab_id: str, scratch: Path) -> Entry:
