@@ -143,7 +143,13 @@ def _decode(data: bytes, name: str) -> str:
         raise verdicts.not_declared_encoding(name, encoding, exc.object[exc.start], line) from None
     except (LookupError, UnicodeError):  # a codec that is not a text encoding (rot13, hex) or fails on any text
         raise verdicts.unusable_declaration(name, f"encoding problem: {encoding}") from None
-    return importlib.util.decode_source(data)
+    text = importlib.util.decode_source(data)
+    try:  # unicode_escape, utf-7 and the like can decode to a lone surrogate, which Python's parser refuses
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        line = text.count("\n", 0, exc.start) + 1
+        raise verdicts.unusable_declaration(name, f"{encoding} decodes line {line} to a lone surrogate") from None
+    return text
 
 
 def _declaration_lines_are_utf8(data: bytes) -> bool:

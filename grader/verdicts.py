@@ -26,8 +26,17 @@ SYNTAX_HINT = "run `python -m py_compile` on your file to see the error in conte
 
 
 def verdict(outcome: str, message: str = "", hint: str = "", line: int | None = None) -> dict:
-    """``line``: the line of the code under test the verdict points at (where its exception was raised), if any."""
-    return {"outcome": outcome, "message": message, "hint": hint, "line": line}
+    """``line``: the line of the code under test the verdict points at (where its exception was raised), if any.
+    A lone surrogate the code put in its exception's text is written as an escape (\\ud800): no file, terminal
+    or JSON in UTF-8 could hold it (a review's message stopped a batch at grades.csv)."""
+    return {"outcome": outcome, "message": _encodable(message), "hint": _encodable(hint), "line": line}
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _encodable(text: str) -> str:
+    return _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 PASSED = verdict("passed")

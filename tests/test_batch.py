@@ -396,3 +396,43 @@ def test_a_folder_another_command_is_writing_is_refused(graded_class, tmp_path):
         os.close(fd)
     status, output = _batch(str(root), "--lab", LAB, "--out", str(out), "--resume")
     assert status == 0, output
+
+
+def test_files_that_stopped_the_batch_get_their_verdicts_and_the_class_its_gradebook(tmp_path):
+    """A security review: three small files each stopped `grader batch` with a traceback, leaving no
+    gradebook (and --resume stopped again): 6,000 unary minuses (ast.parse raised MemoryError in the static
+    scan), a `coding: unicode_escape` declaration that decodes to a lone surrogate (Python refuses the file;
+    intake took it, and writing its text stopped the batch), and a message holding a lone surrogate (no
+    UTF-8 file could hold grades.csv's row; `grader run` stopped printing its table)."""
+    root = tmp_path / "class"
+    root.mkdir()
+    (root / "alice.py").write_text(reference_source(LAB))
+    (root / "minus.py").write_text("X = " + "-" * 6000 + "1\n")
+    (root / "escape.py").write_bytes(b'# -*- coding: unicode_escape -*-\nX = "\\ud800"\nY = 1\n')
+    surrogate = reference_source(LAB).replace(
+        '        """Return tanh(self); its derivative is 1 - tanh(self) ** 2."""\n',
+        '        """Return tanh(self); its derivative is 1 - tanh(self) ** 2."""\n'
+        '        raise AssertionError("bad " + chr(0xD800) + " end")\n',
+        1,
+    )
+    assert surrogate != reference_source(LAB)
+    (root / "lone.py").write_text(surrogate)
+    status, output = _batch(str(root), "--lab", LAB, "--out", str(tmp_path / "out"), "--jobs", "1")
+    assert status == 0, output
+    rows = _rows(tmp_path / "out")
+    assert {s: (r["status"], r["score"]) for s, r in rows.items() if s != "lone"} == {
+        "alice": ("graded", "120"),
+        "minus": ("graded", "0"),
+        "escape": ("invalid", "0"),
+    }
+    assert "lone surrogate" in rows["escape"]["reason"] and rows["minus"]["reason"].startswith("does not parse")
+    assert rows["lone"]["status"] == "graded" and 0 < float(rows["lone"]["score"]) < 120
+    lone = json.loads((tmp_path / "out" / "reports" / "lone.json").read_text())
+    assert any("bad \\ud800 end" in t["message"] for t in lone["tests"])
+    solo = subprocess.run(
+        [sys.executable, "-m", "grader", "run", "--lab", LAB, "--submission", root / "lone.py"],
+        capture_output=True,
+        text=True,
+        cwd=labs.KIT_ROOT,
+    )
+    assert solo.returncode == 1 and "bad \\ud800 end" in solo.stdout, solo.stderr

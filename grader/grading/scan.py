@@ -217,7 +217,10 @@ def scan_source(
         scanner.visit(tree)
     except (SyntaxError, ValueError):
         return []
-    except RecursionError:  # nested deeper than Python's own parser or this visitor can follow
+    except (
+        RecursionError,
+        MemoryError,
+    ):  # nested deeper than the parser (6,000 unary minuses: MemoryError) or the visitor goes
         return [
             Flag("unscanned", 1, "nests expressions too deeply for the static scan to read: nothing in it was scanned")
         ]

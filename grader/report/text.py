@@ -12,7 +12,7 @@ _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 # What a terminal would obey rather than show: every C0 and C1 control but newline and tab
 # (escape sequences, carriage returns, bells) and the marks that reorder a line's text.
 _MARKS = "\u200e\u200f\u202a-\u202e\u2066-\u2069"  # the marks that reorder a line's text (a character class)
-_NOT_FOR_A_TERMINAL = re.compile(f"[\x00-\x08\x0e-\x1f\x7f-\x9f\r{_MARKS}]")
+_NOT_FOR_A_TERMINAL = re.compile(f"[\x00-\x08\x0e-\x1f\x7f-\x9f\r{_MARKS}\ud800-\udfff]")  # and lone surrogates
 _DIRECTION_MARKS = re.compile(f"[{_MARKS}]")
 # GitHub's runner obeys a line of its log that starts with `::` (after blanks) and `##[` anywhere in one
 # (workflow commands: a forged `::notice`, `::stop-commands::` hiding the real ones, `::add-mask::`); a
