@@ -186,7 +186,7 @@ def test_what_a_student_controls_is_escaped():
     text = feedback.graded(report, "<b>eve</b> `x` *")
     text.encode("utf-8")  # no lone surrogate left: the file can be written
     assert "\x1b" not in text and "\r" not in text and "\u202e" not in text
-    assert "\\x1b[2J" in text and "\\u202e" in text and "\\xd800" in text  # shown as escapes
+    assert "\\x1b[2J" in text and "\\u202e" in text and "\\ud800" in text  # shown as escapes
     table = _table(text)
     assert any("<script>alert(1)</script>" in line for line in table)  # shown as itself, inside the code block
     assert "hint: `````" in "\n".join(table)  # the fence is longer than the hint's run of backticks

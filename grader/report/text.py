@@ -16,8 +16,9 @@ _NOT_FOR_A_TERMINAL = re.compile(f"[\x00-\x08\x0e-\x1f\x7f-\x9f\r{_MARKS}\ud800-
 _DIRECTION_MARKS = re.compile(f"[{_MARKS}]")
 # GitHub's runner obeys a line of its log that starts with `::` (after blanks) and `##[` anywhere in one
 # (workflow commands: a forged `::notice`, `::stop-commands::` hiding the real ones, `::add-mask::`); a
-# zero-width space after the first character leaves the text as it reads and the command broken.
-_WORKFLOW_COMMAND = re.compile(r":(?=:)|#(?=#\[)")
+# zero-width space after the first character leaves the text as it reads and the command broken. A `::`
+# inside a line (a test's id, file.py::test) is left as it is, to be copied.
+_WORKFLOW_COMMAND = re.compile(r"^[ \t]*:(?=:)|#(?=#\[)", re.MULTILINE)
 # Markdown punctuation that would otherwise start emphasis, links, HTML, code or a table cell.
 _MARKDOWN = re.compile(r"([\\`*_\[\]<>|~&])")
 
@@ -55,7 +56,7 @@ def _marks_shown(text: str) -> str:
 
 def for_terminal(value) -> str:
     """Text a terminal shows as it is: controls and direction marks written as escapes (\\x1b, \\u202e), and
-    no workflow command for the CI log it may be (a zero-width space inside each `::` and `##[`)."""
+    no workflow command for the CI log it may be (a zero-width space inside a line's leading `::`, and `##[`)."""
 
     def escape(match):
         code = ord(match.group())
