@@ -167,6 +167,7 @@ REFUSED_IN_CHILD = (
 # signal chosen with F_SETSIG): a signal by another road, which the same uid is enough to send.
 FCNTL_SIGNAL_OWNER = {"F_SETOWN": 8, "F_SETSIG": 10, "F_SETOWN_EX": 15}
 IOCTL_SIGNAL_OWNER = {"FIOSETOWN": 0x8901, "SIOCSPGRP": 0x8902}
+LOW_32_BITS = 0xFFFFFFFF
 
 
 # A child may not give a new name to anything (each one an inode of the tmpfs, see above).
@@ -230,10 +231,11 @@ def _child_rules(seccomp):
     # Its own limits only (pid 0: the C library's setrlimit and getrlimit). Another pid with its uid is the
     # zygote: a security review lowered its open files to 6, and every later student of the job got 0.
     yield refuse, "prlimit64", (seccomp.Arg(0, seccomp.NE, 0),)
+    # The kernel reads 32 bits of a command (unsigned int): compared whole, a high bit set passed the filter.
     for command in FCNTL_SIGNAL_OWNER.values():
-        yield refuse, "fcntl", (seccomp.Arg(1, seccomp.EQ, command),)
+        yield refuse, "fcntl", (seccomp.Arg(1, seccomp.MASKED_EQ, LOW_32_BITS, command),)
     for request in IOCTL_SIGNAL_OWNER.values():
-        yield refuse, "ioctl", (seccomp.Arg(1, seccomp.EQ, request),)
+        yield refuse, "ioctl", (seccomp.Arg(1, seccomp.MASKED_EQ, LOW_32_BITS, request),)
     # clone without CLONE_THREAD makes a process; with it, a thread (numpy's and the code's own).
     yield refuse, "clone", (seccomp.Arg(0, seccomp.MASKED_EQ, CLONE_THREAD, 0),)
     yield seccomp.ERRNO(errno.ENOSYS), "clone3", ()

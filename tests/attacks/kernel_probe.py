@@ -185,6 +185,14 @@ def probe():
         # kernel facilities a grading never needs
         **{f"{name}()": outcome(syscall(name, number, 0, 0, 0, 0)) for name, number in SYSCALLS.items()},
     }
+    if SYSCALLS:  # x86_64: the kernel reads 32 bits of a command, a filter that compared 64 was passed by a high bit
+        high = 1 << 32
+        results["the owner of a descriptor's signals, a high bit in fcntl's command"] = outcome(
+            c_call(libc.syscall, 72, 1, ctypes.c_long(high | fcntl.F_SETOWN), zygote)
+        )
+        results["the same, a high bit in ioctl's request"] = outcome(
+            c_call(libc.syscall, 16, 1, ctypes.c_long(high | 0x8901), ctypes.byref(ctypes.c_int(zygote)))
+        )
     results["processes whose environment holds the trusted side's secret"] = environments_with_the_secret()
     results["uid"] = os.getuid()
     with open("/proc/self/status") as status:
