@@ -194,6 +194,36 @@ def test_nothing_a_student_leaves_reaches_the_next_one_in_the_same_sandbox(lab, 
     assert "hidden" not in entries and "run-1" not in entries and len(entries) == 2 and "tmp" in entries, found
 
 
+def test_no_student_finds_the_last_ones_code_in_its_own_memory(lab, limits, tmp_path):
+    """A security review: the zygote read and compiled each student's file and forked every child, so the
+    next student's children started with the memory the last file had been in (freed, not cleared) and
+    read its docstrings, constants and names there. Each submission now has a loader of its own, forked
+    from a zygote that never reads a student's bytes. The reader counts a mark in all of its memory after
+    a file that holds it a hundred times and after one that holds none: the same count."""
+    first_half, second_half = "LABKIT_PRIVATE_", "NOTES_OF_THE_LAST_STUDENT"
+    mark = first_half + second_half
+    holder, other = tmp_path / "alice.py", tmp_path / "bob.py"
+    holder.write_text(mutation.reference_source("ch06") + f"\n\nNOTES = {(mark + ' ') * 100!r}\n")
+    other.write_text(mutation.reference_source("ch06"))
+    reader = tmp_path / "mallory.py"
+    reader.write_text(_fill("read_the_last_students_memory.py", FIRST_HALF=first_half, SECOND_HALF=second_half))
+    counts = {}
+    for before in (holder, other):
+        box = sandbox.start(lab, limits, python_guards=False)
+        try:
+            first = WallSession(lab, before, limits, box=box)
+            assert first.public("Value")(3.0).data == 3.0  # its file compiled, a child forked and run
+            first.end()
+            first.close()
+            second = WallSession(lab, reader, limits, box=box)
+            counts[before.stem] = json.loads(second.public("Value")())["found"]
+            second.end()
+            second.close()
+        finally:
+            box.close()
+    assert counts["alice"] == counts["bob"] > 0, counts  # > 0: it finds its own search, so it can look
+
+
 def test_the_next_student_in_a_batch_gets_exactly_their_solo_result(tmp_path):
     """A hostile student graded first in a batch job, then an untouched starter and the reference:
     each of the two gets the report it gets alone (every student has a fresh sandbox)."""

@@ -3,12 +3,14 @@
 It is started by grader.wall.sandbox as ``python -I -S -c <bootstrap>`` inside the
 sandbox, with this module's source and the codec's, and cannot import the kit.
 
-The *zygote* (``zygote_main``) never runs student code: it imports numpy and the lab's
-trusted loops once, then for each submission it is given (one after another: a batch job's
-students share it) compiles the file and forks *children*, each on a fresh channel that
-the trusted side passes over the control socket. Before the next submission it kills every
-process of the last one and empties the writable folder; it is not dumpable, and its
-children cannot signal or trace it. The child (``child_main``) limits itself, adds the
+The *zygote* (``zygote_main``) never runs student code, nor reads it: it imports numpy and
+the lab's trusted loops once, then for each submission it is given (one after another: a
+batch job's students share it) forks a *loader* (``_serve_one_submission``), which compiles
+the file and forks *children*, each on a fresh channel that the trusted side passes over the
+control socket. At the unload the loader kills every process of its submission, empties the
+writable folder and exits, its memory gone with it: what the next student's children start
+with holds nothing of the last file. Zygote and loaders are not dumpable, and the children
+cannot signal or trace them. The child (``child_main``) limits itself, adds the
 seccomp filter that forbids new processes, programs and signals, installs the guards that
 explain refusals to a student, executes the submission in a new module and serves requests.
 A child serves test after test while they end cleanly, as the submission's module
@@ -66,38 +68,81 @@ def zygote_main(config):
         HELPERS[name] = helper
     _become_subreaper()
     # Not dumpable: no process of the sandbox can read or write this one's memory (/proc/PID/mem)
-    # or trace it without a capability none of them has.
+    # or trace it without a capability none of them has. Its loaders and their children inherit it.
     _prctl(PR_SET_DUMPABLE, 0)
     ctl = socket.socket(fileno=config["control_fd"])
-    code = None  # the loaded submission, compiled (never run here)
     if config.get("memory_bytes"):
         _limit(resource.RLIMIT_AS, config["memory_bytes"])  # inherited by every child
     gc.freeze()  # what is loaded now is never garbage: children skip it in collections and share its pages
-    children = {}
-    pinned = None  # the core this zygote keeps to
     # A child's exit wakes the loop at once: SIGCHLD writes a byte to this pipe.
     wake_r, wake_w = os.pipe()
     os.set_blocking(wake_w, False)
     signal.set_wakeup_fd(wake_w)
     signal.signal(signal.SIGCHLD, lambda *_: None)
+    handed_r, handed_w = os.pipe()  # a load a loader was sent while it held one: for the next loader
+    pending = None
+    # Each submission gets a loader of its own, forked from this process, which never reads a student's
+    # bytes: the loader compiles the file and forks its children, and exits when it is unloaded, its memory
+    # gone with it. A security review's child read the last student's source in the memory it was forked
+    # with, when one zygote compiled every student's file in turn (freed memory is not cleared).
     while True:
-        readable, _, _ = select.select([ctl, wake_r], [], [], 1.0)
-        if wake_r in readable:
-            os.read(wake_r, 4096)
-        if ctl in readable:
+        loader = os.fork()
+        if loader == 0:
+            status = LOADER_FAILED
             try:
-                message, fds, _, _ = socket.recv_fds(ctl, 1 << 16, 4)
-            except OSError:
-                break
-            if not message:
-                break  # the trusted side is gone
+                status = _serve_one_submission(config, ctl, (wake_r, wake_w, handed_r, handed_w), pending)
+            finally:
+                os._exit(status)
+        pending = None
+        _, status = os.waitpid(loader, 0)
+        _reap_descendants(keep=set())  # what its children left, re-parented here if the loader died first
+        if not os.WIFEXITED(status) or os.WEXITSTATUS(status) not in (LOADER_DONE, LOADER_HANDS_ON):
+            break  # quit, the trusted side gone, or the loader failed: the sandbox ends, and the trusted side sees it
+        if os.WEXITSTATUS(status) == LOADER_HANDS_ON:
+            pending = os.read(handed_r, 1 << 16)
+
+
+LOADER_DONE = 0  # unloaded: the next submission gets a fresh loader
+LOADER_HANDS_ON = 1  # sent a second load: the next loader takes it (handed over through a pipe)
+LOADER_QUIT = 2
+LOADER_FAILED = 70
+
+
+def _serve_one_submission(config, ctl, pipes, pending):
+    """A loader: one submission's life in the sandbox, from its load to its unload (the exit status says
+    what the zygote does next). It compiles the file (never runs it) and forks a child per request.
+    ``pipes``: the zygote's wake-up pipe and the pipe a load is handed on through, none a child's to keep."""
+    wake_r, _, _, handed_w = pipes
+    _become_subreaper()  # not inherited: orphans of its children come back to it
+    code = None  # the loaded submission, compiled
+    children = {}
+    pinned = None  # the core this loader keeps to
+    while True:
+        if pending is not None:
+            message, fds, pending = pending, [], None
+        else:
+            readable, _, _ = select.select([ctl, wake_r], [], [], 1.0)
+            if wake_r in readable:
+                os.read(wake_r, 4096)
+            message, fds = b"", []
+            if ctl in readable:
+                try:
+                    message, fds, _, _ = socket.recv_fds(ctl, 1 << 16, 4)
+                except OSError:
+                    return LOADER_QUIT
+                if not message:
+                    return LOADER_QUIT  # the trusted side is gone
+        if message:
             request = json.loads(message)
+            if request["op"] == "load" and code is not None:  # a second one: a fresh loader takes it
+                _stop_all(children)
+                os.write(handed_w, message)
+                return LOADER_HANDS_ON
             if request["op"] in ("load", "unload"):
                 # One submission after another: nothing of the last one may reach the next. Its
                 # processes die (they could not fork, signal or trace anyone) and what it wrote goes.
                 _stop_all(children)
                 _empty(config.get("writable"))
-                code = None
                 loaded = {"op": f"{request['op']}ed", "test": f"load{request['load']}"}
                 if request["op"] == "load":
                     config["display_path"] = request["display_path"]
@@ -105,6 +150,8 @@ def zygote_main(config):
                     if problem:
                         loaded["syntax_error"] = problem
                 _send_control(ctl, loaded)
+                if request["op"] == "unload":
+                    return LOADER_DONE
             elif request["op"] == "fork" and code is not None:
                 os.makedirs(request["workdir"], mode=0o700, exist_ok=True)
                 if type(request.get("cpu")) is int and request["cpu"] != pinned:
@@ -118,8 +165,8 @@ def zygote_main(config):
                     ctl.close()
                     signal.set_wakeup_fd(-1)
                     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-                    os.close(wake_r)
-                    os.close(wake_w)
+                    for fd in pipes:
+                        os.close(fd)
                     try:
                         child_main(config, code, fds[0], fds[1], request["workdir"])
                     finally:
@@ -133,7 +180,8 @@ def zygote_main(config):
                     if test == request["test"]:
                         _kill_group(pid)
             elif request["op"] == "quit":
-                break
+                _stop_all(children)
+                return LOADER_QUIT
             if request["op"] != "fork" or code is None:
                 for fd in fds:  # descriptors for a child that will not be forked
                     os.close(fd)
@@ -147,7 +195,6 @@ def zygote_main(config):
                 _kill_group(pid)
                 _reap_descendants(keep=set(children))
                 _send_control(ctl, {"op": "exited", "test": test, "status": _status(status)})
-    _stop_all(children)
 
 
 def _bound_the_log(limit):
