@@ -290,6 +290,34 @@ def test_what_students_wrote_runs_nothing_in_chromium(graded_class, browser):
     opened.page.close()
 
 
+def test_marks_that_reorder_a_line_are_shown_as_escapes_in_chromium(browser, tmp_path):
+    """A security review: an id `\\u202eecila` showed as "alice" and a message's `SPOOF \\u202e021/021` as
+    "120/120 FOOPS", the kit's own words after it reversed too (the CSV, Markdown and terminal showed escapes)."""
+    folder = tmp_path / "class"
+    folder.mkdir()
+    message = "score \u202e021/021"
+    source = reference_source(LAB).replace(
+        '        """Return tanh(self); its derivative is 1 - tanh(self) ** 2."""\n',
+        '        """Return tanh(self); its derivative is 1 - tanh(self) ** 2."""\n'
+        f"        raise ValueError({message!r})\n",
+        1,
+    )
+    (folder / "\u202eecila.py").write_text(source, encoding="utf-8")
+    out = tmp_path / "out"
+    result = CliRunner().invoke(main, ["batch", str(folder), "--lab", LAB, "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    pages = [out / "report.html", *(out / "feedback").glob("*.html")]
+    assert len(pages) == 2
+    for path in pages:
+        opened = Opened(browser, path)
+        shown = opened.page.locator("body").inner_text()
+        assert "\u202e" not in shown and "\\u202eecila" in shown, path.name
+        if path.name == "report.html":
+            assert "score \\u202e021/021" in shown
+        assert opened.problems() == []
+        opened.page.close()
+
+
 def test_the_checks_would_see_a_script_or_a_policy_violation(browser, tmp_path):
     """The control: a page with a script that the policy blocks, and one without the policy whose script runs."""
     from grader.report.page import html_page

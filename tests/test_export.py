@@ -149,6 +149,22 @@ def test_moodle_has_an_identifier_the_grade_and_feedback(out):
     ]
 
 
+def test_moodles_feedback_is_html_escaped():
+    """A security review: Moodle shows a grade's feedback as HTML, and an invalid student's reason quotes their
+    file's name (`<b>x<\\b><img src=x onerror=alert(1)>.py is empty`)."""
+    entry = {
+        "lms_id": "1002",
+        "final": 0,
+        "status": "invalid",
+        "reason": "<img src=x onerror=alert(1)>.py is empty (0 bytes)",
+        "late_penalty": 0,
+        "late_by": "",
+        "overrides": [],
+    }
+    (_, row) = list(csv.reader(io.StringIO(lms.moodle([entry], "Lab 6"))))
+    assert row[2] == "not graded (invalid): &lt;img src=x onerror=alert(1)&gt;.py is empty (0 bytes)"
+
+
 def test_an_override_changes_the_grade_and_leaves_an_audit_line(out):
     report = _report(out, FORMULA)
     lost = next(t for t in report["tests"] if t["points"] < t["max_points"])

@@ -163,6 +163,19 @@ def test_verify_command_exit_statuses_and_json(checkout, tmp_path):
     assert missing.output.startswith("grader: error: cannot read the manifest")
 
 
+def test_verify_shows_a_files_name_as_text_never_as_control_sequences(checkout):
+    """A security review: a fork added a file whose name moved the cursor up and erased the line, so a
+    terminal showed "verified: ..." where `added: conftest.py` had been printed."""
+    name = "grader/zz\r\x1b[2K\x1b[1A\x1b[2Kverified: every protected file is as shipped.py"
+    write(checkout, name)
+    result = CliRunner().invoke(main, ["verify", "--root", str(checkout)], color=True)  # color: nothing stripped
+    assert result.exit_code == 1
+    assert "\x1b" not in result.output and "\r" not in result.output
+    assert result.output.splitlines() == [
+        "added: grader/zz\\x0d\\x1b[2K\\x1b[1A\\x1b[2Kverified: every protected file is as shipped.py"
+    ]
+
+
 def test_the_shipped_manifest_is_current():
     result = run_cli("manifest", "--check")
     assert result.exit_code == 0, result.output

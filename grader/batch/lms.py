@@ -21,7 +21,7 @@ import csv
 import io
 
 from grader.batch import feedback as feedback_words
-from grader.report.text import spreadsheet_cell
+from grader.report.text import html_text, spreadsheet_cell
 
 FORMATS = ("canvas", "moodle", "csv")
 CANVAS_COLUMNS = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
@@ -89,7 +89,8 @@ def moodle(entries: list[dict], assignment: str) -> str:
     out, writer = _writer()
     writer.writerow([moodle_identifier(entries), spreadsheet_cell(assignment), "Feedback"])
     for e in entries:
-        writer.writerow([spreadsheet_cell(e["lms_id"]), _number(e["final"]), spreadsheet_cell(feedback(e))])
+        # Moodle shows a grade's feedback as HTML: a file's name (<img src=x onerror=...>.py) is escaped for it.
+        writer.writerow([spreadsheet_cell(e["lms_id"]), _number(e["final"]), spreadsheet_cell(html_text(feedback(e)))])
     return out.getvalue()
 
 

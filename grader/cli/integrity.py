@@ -11,6 +11,7 @@ import click
 from grader.cli.options import UsageProblem
 from grader.kit import edition, manifest
 from grader.labs import KIT_ROOT
+from grader.report.text import one_line_for_terminal
 
 
 @click.command("verify")
@@ -39,8 +40,8 @@ def verify(root, manifest_path, json_out):
         result = manifest.verify(root, manifest.load_manifest(manifest_path))
     except manifest.ManifestError as exc:
         raise UsageProblem(str(exc)) from None
-    for line in result.findings():
-        click.echo(line)
+    for line in result.findings():  # a file's name is the fork's to choose: as text, never a control sequence
+        click.echo(one_line_for_terminal(line))
     if result.clean:
         click.echo("verified: every protected file is as shipped, and nothing was added that changes the grading")
     if json_out:

@@ -96,5 +96,6 @@ def code_span(value) -> str:
 
 def html_text(value) -> str:
     """Text that shows as itself in HTML, in an element or an attribute: ``<>&"'`` escaped, and the
-    control characters XML cannot carry written as escapes (a lone surrogate could not be written at all)."""
-    return html.escape(visible(value), quote=True)
+    control characters XML cannot carry and the marks that reorder a line written as escapes (a lone surrogate
+    could not be written at all)."""
+    return html.escape(_marks_shown(visible(value)), quote=True)  # a mark would reorder the page's line (U+202E)
