@@ -8,6 +8,7 @@ list of flags as a person would see it, not just that some flag was raised."""
 import pytest
 
 from grader import labs
+from grader.grading import scan
 from grader.grading.scan import Flag, scan_file, scan_source
 
 ALLOWED = ("math", "numpy")  # what ch06 and lesson1_3 allow
@@ -371,3 +372,17 @@ def test_another_labs_file_is_flagged_with_whose_it_looks_like(graded_as, starte
 def test_a_file_with_few_of_any_labs_names_is_not_said_to_be_another_labs():
     own_work = "class Value:\n    pass\n\n\ndef fit_line(xs, ys):\n    return 0.0, 0.0\n"  # 1 of 5, 2 of 6
     assert scan_source(own_work, ALLOWED, "ch06", PUBLICS) == []
+
+
+def test_a_file_of_many_flags_lists_some_of_each_and_counts_the_rest():
+    """A security review: a 1 MiB file of `open` under `if 0:` made 172,178 flags (16 MB in each record and
+    report, 1.45 GB in the batch that graded four such files)."""
+    source = "if 0:\n" + "    open\n" * 5000 + "    eval\n"
+    flags = scan_source(source, ["math", "numpy"])
+    by_code = {}
+    for flag in flags:
+        by_code.setdefault(flag.code, []).append(flag)
+    opened = by_code.pop(next(code for code in by_code if len(by_code[code]) > 1))
+    assert len(opened) == scan.FLAGS_OF_A_KIND + 1
+    assert opened[-1].message == "and 4980 more like it from this line on (not listed)" and opened[-1].line == 22
+    assert [len(rest) for rest in by_code.values()] == [1]  # the other code, once
