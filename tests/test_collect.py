@@ -669,6 +669,9 @@ def test_each_record_and_the_summary_carry_the_commit(collected, graded):
         "unreachable": 1,
     }
     assert summary["distribution"]["count"] == 1  # alice's on-time file; late work stays out of the statistics
+    # A security review: late work was compared with no one's, when a classmate's finished file is easiest to
+    # copy. It is compared with everyone's under its own name (alice's and bob's late work: the same file).
+    assert summary["identical"]["same_file"] == [["alice (late work)", "bob (late work)"]]
     by_student = {r["student"]: r for r in summary["collected"]}
     assert by_student["bob"]["late_commit"] == shas["bob"][0]
     markdown = (grades / "summary.md").read_text()

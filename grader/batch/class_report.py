@@ -317,9 +317,7 @@ def similar(folder: ClassFolder) -> str:
     ]
     if found["not_compared"]:
         parts.append(_note(f"Not compared (their text is missing from files/): {', '.join(found['not_compared'])}."))
-    scores = {
-        r["student"]: r["score"] for r in folder.records if r["status"] == "graded" and not gradebook.is_late_work(r)
-    }
+    scores = {identical.version_label(r): r["score"] for r in folder.records if r["status"] == "graded"}
     rows = []
     for pair in pairs[:SIMILAR_LISTED]:
         (a, b), (share_a, share_b) = pair["students"], pair["scores"]

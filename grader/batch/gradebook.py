@@ -52,7 +52,7 @@ def explained(records: list[dict], reports: dict[str, dict]) -> list[dict]:
 
 def is_late_work(record: dict) -> bool:
     """A record of a student's late work (grader collect), graded apart from their submission."""
-    return (record.get("collected") or {}).get("version") == "late"
+    return identical.is_late(record)
 
 
 def with_late_work(records: list[dict]) -> list[dict]:
@@ -75,6 +75,8 @@ def _late_work(record: dict) -> dict:
         "status": record["status"],
         "score": record["score"] if record["status"] == "graded" else None,
         "reason": record.get("reason", ""),
+        "sha256": record.get("sha256"),  # compared with everyone's (grader.batch.identical)
+        "code": record.get("code"),
     }
 
 

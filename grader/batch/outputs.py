@@ -189,12 +189,12 @@ def class_folder(root: Path, rounds: list[Path] = ()) -> class_report.ClassFolde
         similar = json.loads(similar_path.read_text(encoding="utf-8")) if similar_path.is_file() else None
     except (OSError, ValueError) as exc:
         raise OutputError(f"{root} holds a file that cannot be read: {exc}") from None
-    on_time = {r["student"]: key for key, r in records.items() if not gradebook.is_late_work(r)}
+    keys = {identical.version_label(r): key for key, r in records.items()}  # late work by its own name
     texts = {}
-    for student in class_report.shown_pairs(similar):
-        path = file_path(root, on_time.get(student, ""))
-        if student in on_time and path.is_file():
-            texts[student] = path.read_text(encoding="utf-8")
+    for label in class_report.shown_pairs(similar):
+        path = file_path(root, keys.get(label, ""))
+        if label in keys and path.is_file():
+            texts[label] = path.read_text(encoding="utf-8")
     final = final_grades.read(root)  # the last grader export's, if any
     earlier = _earlier_rounds(root, summary["lab"], list(rounds))
     return class_report.ClassFolder(about, summary, list(records.values()), reports, similar, texts, final, earlier)
@@ -373,23 +373,28 @@ class Outputs:
                 path.unlink()
 
     def similarity(self, records: list[dict], threshold: float, jobs: int = 1) -> dict:
-        """similarity.json's content: the graded on-time submissions' kept texts, the lab's starter as
-        boilerplate (``jobs``: processes comparing side by side)."""
+        """similarity.json's content: every graded file's kept text, late work included (named as
+        identical.version_label names it), the lab's starter as boilerplate (``jobs``: processes comparing
+        side by side). ``records``: one per file, late work a record of its own."""
         compared, not_compared = [], []
         for record in records:
-            if record["status"] != "graded" or gradebook.is_late_work(record):
+            if record["status"] != "graded":
                 continue
+            label = identical.version_label(record)
             try:
                 text = self.file_path(record["key"]).read_text(encoding="utf-8")
             except OSError:
-                not_compared.append(record["student"])
+                not_compared.append(label)
                 continue
-            compared.append(similarity.Submission(record["student"], text))
+            compared.append(similarity.Submission(label, text))
         starter_path = labs.get(self.lab_id).starter
         starter = starter_path.read_text(encoding="utf-8") if starter_path.is_file() else None
         same = identical.groups(records)
-        identical_groups = same["same_file"] + same["same_code"]
-        return similarity.report(compared, starter, threshold, identical_groups, not_compared, jobs=jobs)
+        one_students = {}  # a student's file and their late work: not a pair to report
+        for submission in compared:
+            one_students.setdefault(identical.student_of(submission.student), []).append(submission.student)
+        left_out = same["same_file"] + same["same_code"] + [v for v in one_students.values() if len(v) > 1]
+        return similarity.report(compared, starter, threshold, left_out, not_compared, jobs=jobs)
 
     def write_class_files(
         self,
@@ -407,8 +412,9 @@ class Outputs:
         records = self.records()
         reports = graded_reports(self.root, {r["key"]: r for r in records})
         self.write_feedback(records, reports, lab_title, hidden_feedback)
-        records = gradebook.with_late_work(gradebook.explained(records, reports))
-        similar = self.similarity(records, similarity_threshold, jobs) if similarity_threshold is not None else None
+        each_file = gradebook.explained(records, reports)
+        records = gradebook.with_late_work(each_file)
+        similar = self.similarity(each_file, similarity_threshold, jobs) if similarity_threshold is not None else None
         summary = gradebook.summary(self.lab_id, lab_title, self.max_score, records, reports, coverage, similar)
         if similar is not None:
             atomic.write_json(self.root / "similarity.json", similar)

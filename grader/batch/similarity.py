@@ -10,7 +10,8 @@ MIN_TOKEN_OVERLAP characters of filtered code in common.
 
 Pairs already listed as identical (grader.batch.identical: the same file, or the same code up to
 comments and whitespace) are left out here: they would score 1 and say nothing more. Late work
-(from a collection) is left out too: it is the same student's work again. Everything is computed
+(from a collection) is compared with everyone's, under its own name (``alice (late work)``), but not
+with the same student's submission: it is their work again. Everything is computed
 from the texts the batch keeps (outputs: ``files/<key>.py``), so a resume or a merge writes what one
 run would.
 """
