@@ -9,6 +9,7 @@ import pytest
 from grader import labs
 from grader.batch import sources
 from grader.grading import scan
+from tests import instructor
 from tests.mutation import reference_source
 
 PUBLICS = {"ch06": ["Value", "Tensor", "gradcheck"], "lesson1_3": ["Value", "fit_line", "softmax_cross_entropy"]}
@@ -44,6 +45,30 @@ def test_the_starter_is_recognised_through_comments_whitespace_and_docstrings():
     assert sources.describe(STARTER, "ch06", PUBLICS, STARTER)["starter"] is True
     assert sources.describe(STARTER.replace("Task 1", "Task one"), "ch06", PUBLICS, STARTER)["starter"] is False
     assert sources.describe(STARTER, "ch06", PUBLICS, None)["starter"] is False  # a lab without one
+
+
+def test_code_digest_sees_through_parentheses_and_statements_that_do_nothing():
+    """A security review: a classmate's file with every name in parentheses and a `pass` added (or `;0` after
+    each line) was neither the same file nor the same code, and scored 0.12 / 0.09 against it in similarity."""
+    original = instructor.submission_text("ch06", "correct_alt_style")
+    tree = ast.parse(original)
+    names = sorted(
+        {(n.lineno, n.col_offset, n.end_col_offset) for n in ast.walk(tree) if isinstance(n, ast.Name)}, reverse=True
+    )
+    lines = original.split("\n")
+    for row, start, end in names:
+        line = lines[row - 1]
+        lines[row - 1] = f"{line[:start]}({line[start:end]}){line[end:]}"
+    wrapped = "\n".join(lines) + "\npass\n"
+    padded = ast.parse(original)  # `0` after every statement, as `;0` at each line's end
+    for node in ast.walk(padded):
+        if isinstance(getattr(node, "body", None), list):
+            node.body = [kept for statement in node.body for kept in (statement, ast.Expr(ast.Constant(0)))]
+    padded = ast.unparse(ast.fix_missing_locations(padded))
+    assert ast.dump(ast.parse(wrapped)) != ast.dump(tree)  # a `pass` more
+    digests = {sources.code_digest(text) for text in (original, wrapped, padded)}
+    assert digests == {sources.code_digest(original)} and None not in digests
+    assert sources.code_digest(original.replace("1.0", "2.0", 1)) != sources.code_digest(original)
 
 
 def test_code_digest_ignores_comments_layout_docstrings_and_quotes_but_not_code():

@@ -62,16 +62,24 @@ def _canonical(tree: ast.AST) -> Iterator[str]:
                 fields[item._fields.index("body")] = item.body[1:]
             stack.extend(reversed(fields))
         elif isinstance(item, list):
+            item = [x for x in item if not _does_nothing(x)]
             yield f"[{len(item)}"
             stack.extend(reversed(item))
         else:
             yield repr(item)
 
 
+def _does_nothing(node) -> bool:
+    """A statement that changes nothing: `pass`, a constant alone (`0`, `...`, a string). A security review's
+    copy of a classmate's file, every name in parentheses (which no tree keeps) and a `pass` added, was no
+    longer the same code; nor with `;0` after each line."""
+    return isinstance(node, ast.Pass) or (isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant))
+
+
 @functools.lru_cache(maxsize=4)  # the lab's starter, once per student: kept
 def code_digest(source: str) -> str | None:
-    """A hash of the code up to comments, whitespace, docstrings and quoting style (of the module's
-    syntax tree without its docstrings); None if the source does not parse. A tree's fields can
+    """A hash of the code up to comments, whitespace, parentheses, docstrings, quoting style and statements that
+    do nothing (of the module's syntax tree without them); None if the source does not parse. A tree's fields can
     change between Python versions: compare digests made by one Python."""
     tree, _ = parse(source)
     return tree_digest(tree) if tree is not None else None
