@@ -24,6 +24,8 @@ from grader.report.text import html_text
 
 SIMILAR_LISTED = 50  # pairs in the table (a class of copies has thousands: similarity.json has them all)
 SIDE_BY_SIDE = 10  # the most similar pairs shown file beside file
+LINES_SHOWN = 2000  # of a file beside another: a longer one shows its matched lines and a few around them
+CONTEXT_LINES = 3
 EXAMPLE_STUDENTS = 5  # named per failure pattern
 FLAGS_SHOWN = 5  # per student
 
@@ -42,6 +44,7 @@ section { margin-bottom: 2.5em; }
 .pair pre { max-height: 36em; overflow: auto; margin: 0; padding: 0.3em 0; font-size: 0.8em; }
 .pair .line { display: block; padding: 0 0.5em; white-space: pre; }
 .pair .line.match { background: #ffe08a; }
+.pair .line.gap { color: #666; font-style: italic; }
 .pair .no { display: inline-block; width: 3.5em; color: #888; user-select: none; }
 """
 
@@ -296,11 +299,28 @@ def _file_column(student: str, text: str | None, ranges: list[list[int]]) -> str
     if text is None:
         return f"<div><h4>{html_text(student)}</h4>" + _note("The text is not in files/.") + "</div>"
     matched = {n for first, last in ranges for n in range(first, last + 1)}
-    lines = [
-        f'<span class="line{" match" * (n in matched)}"><span class="no">{n}</span>{html_text(line)}</span>'
-        for n, line in enumerate(text.split("\n"), start=1)
-    ]
-    return f"<div><h4>{html_text(student)}</h4><pre>{''.join(lines)}</pre></div>"
+    lines = text.split("\n")
+    shown = _lines_shown(len(lines), matched)
+    spans, last = [], 0
+    for n in shown:
+        if n > last + 1:  # lines left out: a file padded to 1 MiB made a 29.5 MB page (a review's)
+            spans.append(f'<span class="line gap">{n - last - 1} lines not shown</span>')
+        spans.append(
+            f'<span class="line{" match" * (n in matched)}"><span class="no">{n}</span>{html_text(lines[n - 1])}</span>'
+        )
+        last = n
+    if last < len(lines):
+        spans.append(f'<span class="line gap">{len(lines) - last} lines not shown</span>')
+    return f"<div><h4>{html_text(student)}</h4><pre>{''.join(spans)}</pre></div>"
+
+
+def _lines_shown(count: int, matched: set[int]) -> list[int]:
+    """Every line of a file of at most LINES_SHOWN; else the matched ones with CONTEXT_LINES around them, the
+    first LINES_SHOWN of those (a review's file, padded to 1 MiB with 516,000 lines, took Chromium a minute)."""
+    if count <= LINES_SHOWN:
+        return list(range(1, count + 1))
+    near = sorted({n + d for n in matched for d in range(-CONTEXT_LINES, CONTEXT_LINES + 1) if 1 <= n + d <= count})
+    return near[:LINES_SHOWN] if near else list(range(1, LINES_SHOWN + 1))
 
 
 def similar(folder: ClassFolder) -> str:
