@@ -25,11 +25,14 @@ EXIT_AT_IMPORT_HINT = "remove top-level code that exits; put experiments under `
 SYNTAX_HINT = "run `python -m py_compile` on your file to see the error in context"
 
 
-def verdict(outcome: str, message: str = "", hint: str = "", line: int | None = None) -> dict:
+def verdict(outcome: str, message: str = "", hint: str = "", line: int | None = None, *, file: bool = False) -> dict:
     """``line``: the line of the code under test the verdict points at (where its exception was raised), if any.
+    ``file``: the verdict is about the file as a whole (a SubmissionError: it does not parse or import, lacks a
+    name), as the kit found it: readers of a report ask this, never the message, which a submission can word.
     A lone surrogate the code put in its exception's text is written as an escape (\\ud800): no file, terminal
     or JSON in UTF-8 could hold it (a review's message stopped a batch at grades.csv)."""
-    return {"outcome": outcome, "message": _encodable(message), "hint": _encodable(hint), "line": line}
+    found = {"outcome": outcome, "message": _encodable(message), "hint": _encodable(hint), "line": line}
+    return {**found, "about_the_file": True} if file else found
 
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
@@ -365,7 +368,7 @@ def classify(exc: BaseException, static_hint: str, code_files: set[str] = frozen
     if isinstance(exc, LabCheckFailure):
         return verdict("failed", clip(exc.message), exc.hint or static_hint, line)
     if isinstance(exc, SubmissionError):
-        return verdict("error", clip(exc.message), exc.hint, line)
+        return verdict("error", clip(exc.message), exc.hint, line, file=True)
     if isinstance(exc, WorkerFailure):
         return verdict(exc.outcome, clip(exc.message), exc.hint or static_hint)
     # A check that knew what the code under test was doing may have diagnosed its exception.

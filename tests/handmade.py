@@ -6,13 +6,16 @@ report's schema, so a change of shape shows there first.
 
 from __future__ import annotations
 
-from grader import limits
+from grader import limits, verdicts
 from grader.verdicts import OUTCOMES
 
 
-def test_row(id, task, outcome, points, max_points, message="", hint="", duration_s=0.012345) -> dict:
-    """One test's entry of a report."""
-    return {
+def test_row(id, task, outcome, points, max_points, message="", hint="", duration_s=0.012345, about_the_file=None):
+    """One test's entry of a report. ``about_the_file``: the kit's mark of a verdict about the whole file; by
+    default, as the kit writes it: on the verdicts it makes of a SubmissionError (whose words these are)."""
+    if about_the_file is None:
+        about_the_file = verdicts.import_problem(message) is not None or verdicts.missing_name_in(message) is not None
+    row = {
         "id": id,
         "task": task,
         "outcome": outcome,
@@ -22,6 +25,7 @@ def test_row(id, task, outcome, points, max_points, message="", hint="", duratio
         "message": message,
         "hint": hint,
     }
+    return {**row, "about_the_file": True} if about_the_file else row
 
 
 test_row.__test__ = False  # a builder, not a test

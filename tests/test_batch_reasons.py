@@ -46,6 +46,34 @@ def test_the_untouched_starter_is_said_alone():
     assert reasons.reason(starter, {"parses": True, "starter": True}) == "the starter, unchanged"
 
 
+def test_a_message_worded_as_the_kits_is_the_tests_own_failure():
+    """A security review: an AssertionError "lab.py does not parse: SyntaxError at line 1: invalid syntax" made
+    the reason "does not parse (line 1)" for a file that parses, and a message "the code under test does not
+    define ..." one of lacking a name: only the verdicts the kit marks as the file's are read so."""
+    spoofed = graded(
+        test_row(
+            "test_a",
+            "value",
+            "failed",
+            0,
+            2,
+            verdicts.syntax_error("lab.py", 1, "invalid syntax").message,
+            about_the_file=False,
+        ),
+        test_row(
+            "test_b",
+            "xor",
+            "failed",
+            0,
+            1,
+            verdicts.missing_name(labs.get("ch06"), "Tensor").message,
+            about_the_file=False,
+        ),
+    )
+    said = reasons.reason(spoofed, {"parses": True})
+    assert not said.startswith(("does not parse", "lacks")) and said.startswith("1 test failed in task 1: lab.py"), said
+
+
 @pytest.mark.parametrize(
     "made, said",
     [

@@ -85,7 +85,12 @@ def test_a_submission_error_is_an_error_with_its_own_hint_only():
         "message": "the code under test does not define Tensor",
         "hint": "define it at the top level",
         "line": None,
+        "about_the_file": True,  # the kit's mark: readers ask it, not the message
     }
+    # A message a submission raised, worded as the kit's, is the test's own (a security review's took over the
+    # reason and the statistics): an error, never marked.
+    spoof = classify(caught(AssertionError("the code under test does not define Tensor")), STATIC, CODE)
+    assert "about_the_file" not in spoof
     # the test's hint is about the test, not about a file that cannot be used
     assert classify(caught(SubmissionError("no file to grade at a.py")), STATIC)["hint"] == ""
 

@@ -17,7 +17,6 @@ from collections import Counter
 from collections.abc import Sequence
 from statistics import fmean
 
-from grader import verdicts
 from grader.batch.messages import first_line, pattern
 
 TOP_MESSAGES = 3  # per test
@@ -38,9 +37,10 @@ def point_biserial(passed: Sequence[bool], rest: Sequence[float]) -> float | Non
     return sxy / math.sqrt(sxx * syy)
 
 
-def about_the_file(message: str) -> bool:
-    """Whether a failure is the file's, not the test's: it does not parse or import, or lacks a name."""
-    return verdicts.import_problem(message) is not None or verdicts.missing_name_in(message) is not None
+def about_the_file(test: dict) -> bool:
+    """Whether a failure is the file's, not the test's: it does not parse or import, or lacks a name (as the kit
+    marked the verdict: a message a submission raised can be worded as one)."""
+    return test.get("about_the_file") is True
 
 
 def failure_line(report: dict, test: dict) -> str:
@@ -63,7 +63,7 @@ def tests(reports: list[dict]) -> list[dict]:
             row = rows.setdefault(test["id"], {"id": test["id"], "task": test["task"], "outcomes": [], "file": 0})
             count, example = row.setdefault("count", Counter()), row.setdefault("example", {})
             passed = test["outcome"] == "passed"
-            about_file = not passed and about_the_file(test["message"])
+            about_file = not passed and about_the_file(test)
             row["outcomes"].append((passed, report["score"] - test["points"], about_file))
             if about_file:
                 row["file"] += 1

@@ -21,6 +21,9 @@ UNTOUCHED_STARTER = "the starter, unchanged"
 
 
 def clip(text: str, limit: int) -> str:
+    """``text`` on one line (a reason is a gradebook's cell: a new line in it read as a row of its own under
+    `cat`), cut to ``limit`` characters."""
+    text = " ".join(text.splitlines())
     return text if len(text) <= limit else text[: limit - 3].rstrip() + "..."
 
 
@@ -99,12 +102,14 @@ def reason(report: dict, code: dict | None = None) -> str:
         return UNTOUCHED_STARTER
     lost = [t for t in report["tests"] if t["outcome"] != "passed"]
     for test in lost:
-        problem = verdicts.import_problem(test["message"])
+        # Only a verdict the kit marked as the file's: a submission can raise a message worded as one (a review's
+        # AssertionError "lab.py does not parse: ..." read as the file's reason).
+        problem = verdicts.import_problem(test["message"]) if test.get("about_the_file") else None
         if problem is not None and not problem.parses:
             return does_not_parse(problem.line)
         if problem is not None:
             return clip(f"import failed: {problem.cause}" + _looks_like(code), REASON_CHARS)
-    missing = [verdicts.missing_name_in(t["message"]) for t in lost]
+    missing = [verdicts.missing_name_in(t["message"]) if t.get("about_the_file") else None for t in lost]
     reported = list(dict.fromkeys(n for n in missing if n))
     causes = [lacks(reported, code)] if reported else []
     causes += per_task(report, [t for t, name in zip(lost, missing, strict=True) if not name])

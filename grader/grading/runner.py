@@ -86,6 +86,7 @@ class TestResult:
     hint: str
     line: int | None = None  # as the test process said: grader.report checks it against the file
     tier: str = "visible"  # labs.TIERS: hidden for a test of the lab's [hidden] tests
+    about_the_file: bool = False  # the verdict is the file's as a whole (grader.verdicts.verdict)
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -153,6 +154,7 @@ def _result_from_event(test: dict, event: dict) -> TestResult:
         event["hint"],
         event.get("line"),
         test["tier"],
+        event.get("about_the_file") is True,
     )
 
 

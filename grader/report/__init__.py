@@ -109,6 +109,7 @@ def build_report(
                 "hint": r.hint,
                 "line": verdicts.line_in_file(r.line, line_count),
                 "tier": r.tier,
+                **({"about_the_file": True} if r.about_the_file else {}),
             }
             for r in results
         ],
