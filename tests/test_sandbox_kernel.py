@@ -20,6 +20,7 @@ import pytest
 
 from grader import labs
 from grader.limits import Limits
+from grader.verdicts import SubmissionError, WorkerCrashed
 from grader.wall import bubblewrap, sandbox
 from grader.wall.session import WallSession
 from tests import mutation
@@ -119,6 +120,8 @@ def test_every_attack_is_refused_by_the_kernel(lab, limits, tmp_path, monkeypatc
         "set the zygote's niceness": DENIED,
         "set the zygote's scheduling": DENIED,
         "make the zygote the owner of a descriptor's signals": DENIED,
+        "join the first process's group": DENIED,  # a review's joined the loader's
+        "start a session of its own": DENIED,
         "the same with ioctl": DENIED,
         "create a System V shared memory segment": DENIED,
         "create a System V message queue": DENIED,
@@ -189,9 +192,9 @@ def test_nothing_a_student_leaves_reaches_the_next_one_in_the_same_sandbox(lab, 
     assert left["write /tmp"] in READ_ONLY | HIDDEN | DENIED, left
     assert left["stop the zygote"] == left["kill the zygote"] == left["signal itself"] == "EPERM", left
     assert found["files of the first student"] == [], found
-    # Left: only the second student's own run folder (numbered on from the first's) and TMPDIR.
-    entries = found["entries in /sandbox"]
-    assert "hidden" not in entries and "run-1" not in entries and len(entries) == 2 and "tmp" in entries, found
+    # Left: only the second student's own run folder and TMPDIR. Folders are numbered per student (a review read
+    # how many children the last student had needed in a count kept across the job).
+    assert sorted(found["entries in /sandbox"]) == ["run-1", "tmp"], found
 
 
 def test_no_student_finds_the_last_ones_code_in_its_own_memory(lab, limits, tmp_path):
@@ -222,6 +225,50 @@ def test_no_student_finds_the_last_ones_code_in_its_own_memory(lab, limits, tmp_
         finally:
             box.close()
     assert counts["alice"] == counts["bob"] > 0, counts  # > 0: it finds its own search, so it can look
+
+
+def test_a_file_that_compiles_longer_than_the_import_limit_has_that_verdict_and_its_sandbox_closed(lab, tmp_path):
+    """A security review: the sandbox compiled a file with no limit, and 1 MiB of nested code objects (lambdas:
+    the compiler's time grows with the square of their number) took minutes, the whole job waiting, its student
+    told of 'the lab's tests' running out of time. Compiling is part of importing: past `import_seconds` the
+    file has the import's verdict, and the sandbox, still compiling, is closed, not unloaded."""
+    limits = Limits.from_lab({**lab.limits, "import_seconds": 0.5})
+    slow = tmp_path / "lambdas.py"
+    slow.write_text(mutation.reference_source("ch06") + "lambda: 0\n" * 8000)  # about 2 s to compile here
+    box = sandbox.start(lab, limits)
+    session = WallSession(lab, slow, limits, box=box)
+    try:
+        with pytest.raises(SubmissionError, match=r"^importing lambdas.py did not finish within 0.5 s$"):
+            session.public("Value")
+    finally:
+        session.close()
+    assert not box.alive  # closed with what it was doing; a batch starts the next student's sandbox afresh
+
+
+def test_a_child_that_puts_its_output_where_the_next_folder_goes_harms_only_itself(lab, limits, tmp_path):
+    """A security review: a child renamed its output to the next child's folder name, and the loader that met
+    the file there ended the sandbox, the rest of the student's tests told of a broken pipe."""
+    hostile = tmp_path / "hostile.py"
+    hostile.write_text(
+        "import os\n\ndef Value(x):\n"
+        "    if x == 'rename':\n        os.rename('output.log', '/sandbox/run-2')\n"
+        "    if x == 'exit':\n        os._exit(0)\n"
+        "    return x\n"
+    )
+    box = sandbox.start(lab, limits, python_guards=False)
+    session = WallSession(lab, hostile, limits, box=box)
+    try:
+        assert session.public("Value")("rename") == "rename"  # run-1's child; run-2 is made as this test ends
+        session.end()
+        with pytest.raises(WorkerCrashed):
+            session.public("Value")("exit")
+        session.end()
+        assert session.public("Value")(3) == 3  # a fresh child, in run-2
+        session.end()
+        assert box.alive
+    finally:
+        session.close()
+        box.close()
 
 
 def test_the_next_student_in_a_batch_gets_exactly_their_solo_result(tmp_path):

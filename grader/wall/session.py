@@ -689,6 +689,7 @@ class WallSession:
         except SubmissionError as exc:
             self.broken = exc
         self.ready = False
+        self.spoiled = False  # the sandbox cannot serve another submission (a compile that outran its limit)
         self.current: Channel | None = None
         self.following: Channel | None = None  # the last test's child, asked to serve the next
         self.spares: list[Channel] = []  # children forked ahead, each getting ready during earlier tests
@@ -725,10 +726,15 @@ class WallSession:
     def _wait_ready(self) -> None:
         if self.ready:
             return
-        message = self._await(f"load{self.load}", "loaded", 60)
-        if message is None:
+        load = f"load{self.load}"
+        if self._await(load, "compiling", 60) is None:  # the sandbox's start (numpy's import) comes first
             raise WorkerCrashed("crashed: the worker did not start")
+        message = self._await(load, "loaded", self.limits.import_seconds)
         self.ready = True
+        if message is None:  # compiling is part of importing: a review's 1 MiB of nested code took minutes
+            self.spoiled = True  # its loader is still at it: the sandbox is closed, not unloaded
+            self.broken = self.broken or verdicts.import_timed_out(self.submission.name, self.limits.import_seconds)
+            return
         if message.get("syntax_error") and self.broken is None:
             error = message["syntax_error"]
             what = verdicts.TOO_DEEP_TO_COMPILE if error.get("too_deep") is True else str(error.get("message", ""))
@@ -741,11 +747,16 @@ class WallSession:
         to_child_r, to_child_w = os.pipe()
         from_child_r, from_child_w = os.pipe()
         workdir = self.box.new_workdir()
-        socket.send_fds(
-            self.box.control,
-            [json.dumps({"op": "fork", "test": test, "workdir": workdir, "cpu": self.box.cpu}).encode()],
-            [to_child_r, from_child_w],
-        )
+        try:
+            socket.send_fds(
+                self.box.control,
+                [json.dumps({"op": "fork", "test": test, "workdir": workdir, "cpu": self.box.cpu}).encode()],
+                [to_child_r, from_child_w],
+            )
+        except OSError:  # the sandbox has ended (its zygote or loader failed): the test crashed, not the kit
+            for fd in (to_child_r, to_child_w, from_child_r, from_child_w):
+                os.close(fd)
+            raise WorkerCrashed("crashed: the worker's process stopped unexpectedly") from None
         os.close(to_child_r)
         os.close(from_child_w)
         _set_pipe(to_child_w, blocking=False)
@@ -866,7 +877,7 @@ class WallSession:
         for channel in (self.current, self.following, *self.spares):
             if channel is not None:
                 channel.close_fds()
-        if not self.owns_box:
+        if not self.owns_box and not self.spoiled:
             # A shared box serves the next submission only once every process of this one is
             # dead and what it wrote is gone; if it cannot say so, it is stopped.
             try:

@@ -149,6 +149,10 @@ REFUSED_IN_CHILD = (
     "pidfd_open",
     "pidfd_send_signal",
     "pidfd_getfd",
+    # Nor join another process group or session (a review's joined the loader's: the child sets its own group
+    # before its filter is loaded, and the loader kills it by that group).
+    "setpgid",
+    "setsid",
     # Nor leave the core it was given: a batch gives each job's worker its own (grader.wall.cpus), and a
     # child that widened its threads' set of cores took the next job's core and slowed its student's tests.
     "sched_setaffinity",

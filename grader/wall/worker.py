@@ -146,6 +146,9 @@ def _serve_one_submission(config, ctl, pipes, pending):
                 loaded = {"op": f"{request['op']}ed", "test": f"load{request['load']}"}
                 if request["op"] == "load":
                     config["display_path"] = request["display_path"]
+                    # The trusted side's clock for the import starts now: compiling is part of it (a review's
+                    # 1 MiB of nested code objects took minutes), and the sandbox is closed when it runs out.
+                    _send_control(ctl, {"op": "compiling", "test": loaded["test"]})
                     code, problem = _compile(request["display_path"], quiet=config.get("python_guards", True))
                     if problem:
                         loaded["syntax_error"] = problem
@@ -153,7 +156,7 @@ def _serve_one_submission(config, ctl, pipes, pending):
                 if request["op"] == "unload":
                     return LOADER_DONE
             elif request["op"] == "fork" and code is not None:
-                os.makedirs(request["workdir"], mode=0o700, exist_ok=True)
+                _make_workdir(request["workdir"])
                 if type(request.get("cpu")) is int and request["cpu"] != pinned:
                     # The trusted side's core: a request and its reply then switch processes on one core
                     # instead of waking another (grader.wall.cpus). Its children inherit it.
@@ -195,6 +198,17 @@ def _serve_one_submission(config, ctl, pipes, pending):
                 _kill_group(pid)
                 _reap_descendants(keep=set(children))
                 _send_control(ctl, {"op": "exited", "test": test, "status": _status(status)})
+
+
+def _make_workdir(path):
+    """A child's folder; a file of the submission's own where it goes (a child may rename its output: a review's
+    took run-3's name, and the loader that met it ended the sandbox) is removed first."""
+    try:
+        os.makedirs(path, mode=0o700, exist_ok=True)
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+        os.makedirs(path, mode=0o700, exist_ok=True)
 
 
 def _bound_the_log(limit):

@@ -175,6 +175,8 @@ def probe():
             lambda: os.sched_setscheduler(zygote, os.SCHED_OTHER, os.sched_param(0))
         ),
         "make the zygote the owner of a descriptor's signals": outcome(lambda: fcntl.fcntl(1, fcntl.F_SETOWN, zygote)),
+        "join the first process's group": outcome(lambda: os.setpgid(0, 1)),
+        "start a session of its own": outcome(os.setsid),
         "the same with ioctl": outcome(lambda: fcntl.ioctl(1, 0x8901, struct.pack("i", zygote))),  # FIOSETOWN
         # memory the address-space limit does not count
         "create a System V shared memory segment": outcome(c_call(libc.shmget, 0, 1 << 20, 0o1000 | 0o600)),
