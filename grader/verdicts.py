@@ -420,10 +420,14 @@ _IMPORT_PROBLEMS = (  # (the message, whether the file parsed)
 )
 
 
-def import_problem(message: str) -> ImportProblem | None:
+def import_problem(message: str, name: str | None = None) -> ImportProblem | None:
     """The ImportProblem a test's message reports (syntax_error, import_failed, import_timed_out,
-    import_over_cpu, import_stopped_worker), or None if the message is about anything else."""
+    import_over_cpu, import_stopped_worker), or None if the message is about anything else. ``name``: the file's,
+    where the message must have it: a review's file raised 'lab.py does not parse: ...' while being imported,
+    and the name of any file read the message as a syntax error at the line the student wrote."""
     for pattern, parses in _IMPORT_PROBLEMS:
+        if name is not None:
+            pattern = re.compile(pattern.pattern.replace(".+?", re.escape(name), 1), re.S)
         found = pattern.fullmatch(message.strip())
         if found:
             parts = found.groupdict()

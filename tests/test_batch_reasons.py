@@ -37,13 +37,22 @@ def test_a_file_that_does_not_parse_says_the_line_from_the_static_read_or_the_re
     assert reasons.reason(broken, {"parses": False, "syntax_error_line": 12}) == "does not parse (line 12)"
     assert reasons.reason(broken) == "does not parse (line 4)"  # an older record, without a static read
     assert reasons.reason(broken, {"parses": False, "syntax_error_line": None}) == "does not parse"
-    unknown = graded(*everything("error", verdicts.syntax_error("dave.py", None, "null bytes").message))
+    unknown = graded(*everything("error", verdicts.syntax_error("dave.py", None, "null bytes").message), name="dave.py")
     assert reasons.reason(unknown) == "does not parse"
 
 
 def test_the_untouched_starter_is_said_alone():
     starter = graded(*everything("failed", NOT_YET))
     assert reasons.reason(starter, {"parses": True, "starter": True}) == "the starter, unchanged"
+
+
+def test_an_import_failures_own_words_cannot_make_it_a_syntax_error():
+    """A second review: a file raised ValueError("lab.py does not parse: ...") while being imported; the verdict
+    is the file's (about_the_file), and the name-blind pattern read the raised words as a syntax error at the line
+    the student wrote. The patterns now hold the file's own name."""
+    raised = "importing alice.py raised ValueError at line 527: lab.py does not parse: SyntaxError at line 1: x"
+    said = reasons.reason(graded(*everything("error", raised)), {"parses": True})
+    assert said == "import failed: ValueError at line 527: lab.py does not parse: SyntaxError at line 1: x", said
 
 
 def test_a_message_worded_as_the_kits_is_the_tests_own_failure():

@@ -65,8 +65,14 @@ def test_code_digest_sees_through_parentheses_and_statements_that_do_nothing():
         if isinstance(getattr(node, "body", None), list):
             node.body = [kept for statement in node.body for kept in (statement, ast.Expr(ast.Constant(0)))]
     padded = ast.unparse(ast.fix_missing_locations(padded))
+    negated = ast.parse(original)  # `-0` after every statement (a second review's: `0` alone was seen through)
+    for node in ast.walk(negated):
+        if isinstance(getattr(node, "body", None), list):
+            nothing = ast.Expr(ast.UnaryOp(ast.USub(), ast.Constant(0)))
+            node.body = [kept for statement in node.body for kept in (statement, nothing)]
+    negated = ast.unparse(ast.fix_missing_locations(negated))
     assert ast.dump(ast.parse(wrapped)) != ast.dump(tree)  # a `pass` more
-    digests = {sources.code_digest(text) for text in (original, wrapped, padded)}
+    digests = {sources.code_digest(text) for text in (original, wrapped, padded, negated)}
     assert digests == {sources.code_digest(original)} and None not in digests
     assert sources.code_digest(original.replace("1.0", "2.0", 1)) != sources.code_digest(original)
 

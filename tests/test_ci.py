@@ -489,6 +489,8 @@ def test_every_labs_points_add_up_to_whole_points():
 # starts with `::` (after blanks), `##[` anywhere in one.
 FORGED_COMMANDS = (
     "\n  ::notice title=Autograding complete::Points 120/120\n::stop-commands::labkitstop\n##[notice]Points 120/120"
+    # and any Unicode blank before them, which the runner trims too (a second review's)
+    "\n\u00a0::notice title=Autograding complete::Points 120/120\n\u3000::stop-commands::labkitstop"
 )
 
 

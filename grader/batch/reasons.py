@@ -11,6 +11,7 @@ lost the most points first.
 from __future__ import annotations
 
 from collections import Counter
+from pathlib import PurePosixPath
 
 from grader import verdicts
 from grader.batch.messages import first_line, pattern
@@ -101,10 +102,11 @@ def reason(report: dict, code: dict | None = None) -> str:
     if code.get("starter"):
         return UNTOUCHED_STARTER
     lost = [t for t in report["tests"] if t["outcome"] != "passed"]
+    file_name = PurePosixPath(report["implementation"]["name"]).name  # as the verdicts name the file
     for test in lost:
         # Only a verdict the kit marked as the file's: a submission can raise a message worded as one (a review's
         # AssertionError "lab.py does not parse: ..." read as the file's reason).
-        problem = verdicts.import_problem(test["message"]) if test.get("about_the_file") else None
+        problem = verdicts.import_problem(test["message"], file_name) if test.get("about_the_file") else None
         if problem is not None and not problem.parses:
             return does_not_parse(problem.line)
         if problem is not None:

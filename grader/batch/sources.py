@@ -70,10 +70,39 @@ def _canonical(tree: ast.AST) -> Iterator[str]:
 
 
 def _does_nothing(node) -> bool:
-    """A statement that changes nothing: `pass`, a constant alone (`0`, `...`, a string). A security review's
-    copy of a classmate's file, every name in parentheses (which no tree keeps) and a `pass` added, was no
-    longer the same code; nor with `;0` after each line."""
-    return isinstance(node, ast.Pass) or (isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant))
+    """A statement that changes nothing: `pass`, or an expression alone made only of constants, names and
+    operators on them (`0`, `-0`, `...`, a string, `x`, `(1, [])`). A security review's copy of a classmate's
+    file, every name in parentheses (which no tree keeps) and a `pass` added, was no longer the same code; nor
+    with `;0` after each line, nor (a second review) with `-0`."""
+    if isinstance(node, ast.Pass):
+        return True
+    if not isinstance(node, ast.Expr):
+        return False
+    stack = [node.value]  # without recursion: an expression may be nested deeper than Python's stack
+    while stack:
+        part = stack.pop()
+        if isinstance(part, (ast.Constant, ast.Name)):
+            continue
+        if not isinstance(part, WITHOUT_EFFECTS):  # a call, an attribute, a subscript, a yield, ...
+            return False
+        stack.extend(child for child in ast.iter_child_nodes(part) if not isinstance(child, IGNORED_IN_EFFECTS))
+    return True
+
+
+# Expressions that compute nothing a program could see, when their parts do not either.
+WITHOUT_EFFECTS = (
+    ast.UnaryOp,
+    ast.BinOp,
+    ast.BoolOp,
+    ast.Compare,
+    ast.Tuple,
+    ast.List,
+    ast.Set,
+    ast.Dict,
+    ast.JoinedStr,
+    ast.FormattedValue,
+)
+IGNORED_IN_EFFECTS = (ast.operator, ast.unaryop, ast.boolop, ast.cmpop, ast.expr_context)
 
 
 @functools.lru_cache(maxsize=4)  # the lab's starter, once per student: kept

@@ -18,7 +18,7 @@ _DIRECTION_MARKS = re.compile(f"[{_MARKS}]")
 # (workflow commands: a forged `::notice`, `::stop-commands::` hiding the real ones, `::add-mask::`); a
 # zero-width space after the first character leaves the text as it reads and the command broken. A `::`
 # inside a line (a test's id, file.py::test) is left as it is, to be copied.
-_WORKFLOW_COMMAND = re.compile(r"^[ \t]*:(?=:)|#(?=#\[)", re.MULTILINE)
+_WORKFLOW_COMMAND = re.compile(r"^\s*:(?=:)|#(?=#\[)", re.MULTILINE)  # \s: .NET's TrimStart takes any Unicode blank
 # Markdown punctuation that would otherwise start emphasis, links, HTML, code or a table cell.
 _MARKDOWN = re.compile(r"([\\`*_\[\]<>|~&])")
 
