@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from grader.batch import final_grades, gradebook, identical, plots
+from grader.batch import final_grades, identical, plots
 from grader.batch.items import failure_line
 from grader.batch.messages import pattern
 from grader.report.page import html_page
@@ -105,7 +105,7 @@ def counted_records(folder: ClassFolder) -> list[dict]:
         r
         for r in sorted(folder.records, key=lambda r: r["student"])
         if r["status"] == "graded"
-        and not gradebook.is_late_work(r)
+        and not identical.is_late(r)
         and not identical.untouched_starter(r)
         and r["key"] in folder.reports
     ]

@@ -50,18 +50,13 @@ def explained(records: list[dict], reports: dict[str, dict]) -> list[dict]:
     ]
 
 
-def is_late_work(record: dict) -> bool:
-    """A record of a student's late work (grader collect), graded apart from their submission."""
-    return identical.is_late(record)
-
-
 def with_late_work(records: list[dict]) -> list[dict]:
     """One record per student: their late work's record, if any, folded into theirs as ``late_work``."""
-    late = {r["student"]: r for r in records if is_late_work(r)}
+    late = {r["student"]: r for r in records if identical.is_late(r)}
     return [
         {**r, "late_work": _late_work(late[r["student"]])} if r["student"] in late else r
         for r in records
-        if not is_late_work(r)
+        if not identical.is_late(r)
     ]
 
 

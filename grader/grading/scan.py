@@ -219,10 +219,7 @@ def scan_source(
         scanner.visit(tree)
     except (SyntaxError, ValueError):
         return []
-    except (
-        RecursionError,
-        MemoryError,
-    ):  # nested deeper than the parser (6,000 unary minuses: MemoryError) or the visitor goes
+    except (RecursionError, MemoryError):  # nested deeper than the parser (or this visitor) can follow
         return [
             Flag("unscanned", 1, "nests expressions too deeply for the static scan to read: nothing in it was scanned")
         ]

@@ -229,9 +229,8 @@ class Sandbox:
         A batch job's students are loaded one after another: first the zygote kills every
         process of the last one and empties the writable folders (see grader.wall.worker)."""
         self.loads += 1
-        self._runs = (
-            0  # numbered per submission: a count across the job told the next student how many the last one used
-        )
+        # Numbered per submission: a count across the job told the next student how many the last one used.
+        self._runs = 0
         self.forget_folder()
         self.submission_folder = self.folder / f"submission-{self.loads}"
         self.submission_folder.mkdir(mode=0o711)
