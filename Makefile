@@ -112,10 +112,11 @@ endif
 # The kit's tests, and each lab's instructor folder (its figures' tests: labs/<id>/instructor/test_figures.py).
 # What they need is installed side by side: pip's install into .venv beside apt-get's of the system
 # packages (a fresh machine's set-up, 55 s one after the other; both take a core). The tests' grading
-# processes are forked from one that has imported numpy and pytest (tests/forked_grading.py).
+# processes are forked from one that has imported numpy and pytest (tests/forked_grading.py), and the
+# longest test scopes start first (tests/longest_first.py).
 test:
 	@$(MAKE) --no-print-directory -j2 dev-venv sandbox browser
-	$(BIN)/python -m pytest -p tests.forked_grading -n 4 --dist loadscope --durations=15 tests labs/*/instructor
+	$(BIN)/python -m pytest -p tests.forked_grading -p tests.longest_first -n 4 --dist loadscope --durations=15 tests labs/*/instructor
 
 # LAB on your starter.py behind the wall, or the labs whose starter.py you changed (every lab if none),
 # as the fork's CI workflow runs it.
