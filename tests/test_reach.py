@@ -2,7 +2,7 @@
 (grader.harness.calls); a queue entry that runs some tests only; and what a mutant of a function needs.
 
 That a mutant graded with the tests that reach its edit gets the verdicts of a full run is checked where
-mutants are graded: tests/test_mutants.py compares a third of the catalogue with full runs behind the
+mutants are graded: tests/test_mutants.py compares a fifth of the catalogue with full runs behind the
 wall, and test_generated_mutants.py needs every generated mutant's verdict as before.
 """
 

@@ -7,7 +7,7 @@ covering tests only for the same reason. The reach is measured, not guessed: the
 form graded in-process once, each test's calls into it recorded (grader.harness.calls).
 
 What a test could see without calling the function (state an earlier test left behind, the file's
-text) is outside this argument; the kit's tests grade a third of the catalogue behind the wall with
+text) is outside this argument; the kit's tests grade a fifth of the catalogue behind the wall with
 every test, and compare (tests/test_mutants.py).
 """
 
