@@ -2,13 +2,14 @@
 scopes start first.
 
 `make test` gives whole scopes (a module, or a class where tests are in one) to its xdist workers
-(--dist loadscope), in the order they are queued; xdist's own order, by number of tests, queued a
-class of seven tests that grades a whole class three ways (two minutes on a loaded machine) among
-the last, and the run waited for it with one core idle: 605 s, where the tests' own work on 4 workers
-was 563 s each. Longest first (the usual rule for packing jobs onto workers), the short scopes fill
-the end. The costs are what `--junitxml` measured per scope on the kit's 2-core VM, rounded: a
-scope that grows past its figure only starts later than it should, and a new scope not listed here
-queues after the listed ones, in collection order.
+(--dist loadscope), in the order they are queued. xdist's own order, by number of tests, queued the
+long scopes with few tests last: a module of seven tests that grades a whole class three ways (114 s
+on a loaded machine), the real install (five tests, 86 s). In a run on 6 workers the last 2% of the
+tests took over two minutes; longest first (the usual rule for packing jobs onto workers), the short
+scopes fill the end, and the 4 workers of a sampled run ended within 4 s of each other, both cores
+busy from start to end (/proc/stat). The costs are what `--junitxml` measured per scope on the kit's
+2-core VM, rounded: a scope that grows past its figure only starts later than it should, and a scope
+not listed here queues after the listed ones, in collection order.
 """
 
 # Seconds per scope, from `make test` on 4 workers (2026-12-07). A key is a scope's node id, or the start of
