@@ -1,5 +1,6 @@
 """The wall's parts on their own: the codec, the proxies, the sandbox's limits (the static scan: test_scan.py)."""
 
+import json
 import math
 from pathlib import Path
 
@@ -94,6 +95,22 @@ def _raw(header):
 def test_a_frame_that_is_not_json_is_rejected():
     with pytest.raises(codec.ProtocolError):
         codec.unpack(codec.HEADER.pack(4, 0) + b"\x80abc")
+
+
+@pytest.mark.parametrize(
+    "lengths, buffers",
+    [
+        (5, b""),  # not a list: Python's TypeError once reached the test
+        ([0] * (codec.MAX_BUFFERS + 1), b""),  # a view of the frame each: a review's 4.2 million cost 900 MB
+        ([4], bytes(8)),  # fewer bytes than the frame holds
+        ([4, 4], bytes(4)),  # more
+    ],
+    ids=["not a list", "too many", "short of the frame", "past the frame"],
+)
+def test_buffer_lengths_are_a_bounded_list_that_adds_up_to_the_frame(lengths, buffers):
+    header = json.dumps({"op": "reply", "ok": 1, "bl": lengths}).encode()
+    with pytest.raises(codec.ProtocolError):
+        codec.unpack(codec.HEADER.pack(len(header), len(buffers)) + header + buffers)
 
 
 def test_proxy_equality_is_identity_and_never_asks_the_worker():

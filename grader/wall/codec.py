@@ -41,6 +41,9 @@ MAX_REPLY_HEADER_BYTES = 8 << 20
 MAX_REPLY_BUFFER_BYTES = 64 << 20
 ARRAY_DTYPES = {"<f8", "<f4", "<i8", "<i4", "<i2", "|i1", "<u8", "<u4", "|u1", "|b1"}
 MAX_DEPTH = 64  # nesting of decoded values
+# Arrays in one message: a full run of each lab sends at most 56 (2026-12-07). Each costs the reader a view
+# of the frame whatever its length: a review's 8 MiB header of 4.2 million zero lengths cost 900 MB.
+MAX_BUFFERS = 4096
 MAX_NDIM = 32  # of a decoded array (numpy's own limit is 64)
 INT_BOUND = 1 << 63  # a decoded integer fits in 64 bits, so a test never works with a larger one
 SCALAR_INT_TYPES = (np.integer,)
@@ -223,12 +226,17 @@ def unpack(frame: bytes, loads=json.loads) -> tuple[dict, list[memoryview]]:
         raise ProtocolError(f"bad header: {str(exc)[:200]}") from None
     if type(message) is not dict:
         raise ProtocolError("a message must be an object")
+    lengths = message.pop("bl", [])
+    if type(lengths) is not list or len(lengths) > MAX_BUFFERS:
+        raise ProtocolError("bad buffer lengths")
     buffers, offset = [], 8 + header_len
-    for length in message.pop("bl", []):
+    for length in lengths:
         if type(length) is not int or length < 0 or offset + length > len(view):
             raise ProtocolError("bad buffer length")
         buffers.append(view[offset : offset + length])
         offset += length
+    if offset != len(view):
+        raise ProtocolError("the buffers' lengths do not add up to the frame's")
     return message, buffers
 
 

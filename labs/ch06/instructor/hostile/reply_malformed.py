@@ -46,6 +46,13 @@ def _malformed():
     if KIND == "unknown_callback":  # a call back to a function the test never handed over, with 8 MiB of argument
         args = {"L": [{"A": 0, "s": [8 << 20], "d": "|u1"}]}
         return _frame(_json.dumps({"op": "callback", "cb": 424242, "args": args, "bl": [8 << 20]}).encode(), bytes(8 << 20))
+    if KIND == "callback_id_not_a_number":  # unhashable: a TypeError, which the test expects, if let through
+        return _frame(b'{"op": "callback", "cb": [1]}')
+    if KIND == "buffer_lengths_not_a_list":  # not iterable: a TypeError again
+        return _frame(b'{"op": "reply", "ok": 1, "bl": 5}')
+    if KIND == "many_empty_buffers":  # 8 MiB of zero lengths: 4.2 million views of the frame, 900 MB, if made
+        count = ((8 << 20) - 100) // 2
+        return _frame(b'{"op": "reply", "ok": 1, "bl": [' + b"0," * (count - 1) + b"0]}")
     if KIND == "forged_changes":
         return _frame(_json.dumps({"op": "reply", "ok": None, "mutated": {"D": {"\u00b2": {"L": []}}}}).encode())
     raise ValueError(KIND)
