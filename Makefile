@@ -108,7 +108,8 @@ lab:
 	@:
 endif
 
-# 4 workers on any machine: the red team spends most of its time waiting for time limits.
+# 4 workers on any machine. The suite is bound by its CPU (both cores busy from start to end, 2026-12-07);
+# 6 workers were no faster, and 3 slower: some tests wait for time limits, and the others fill those waits.
 # The kit's tests, and each lab's instructor folder (its figures' tests: labs/<id>/instructor/test_figures.py).
 # What they need is installed side by side: pip's install into .venv beside apt-get's of the system
 # packages (a fresh machine's set-up, 55 s one after the other; both take a core). The tests' grading
