@@ -117,7 +117,7 @@ endif
 # longest test scopes start first (tests/longest_first.py).
 test:
 	@$(MAKE) --no-print-directory -j2 dev-venv sandbox browser
-	$(BIN)/python -m pytest -p tests.forked_grading -p tests.longest_first -n 4 --dist loadscope --durations=15 tests labs/*/instructor
+	$(BIN)/python -m pytest -p tests.forked_grading -p tests.longest_first -p tests.pure_memo -n 4 --dist loadscope --durations=15 tests labs/*/instructor
 
 # LAB on your starter.py behind the wall, or the labs whose starter.py you changed (every lab if none),
 # as the fork's CI workflow runs it.
