@@ -36,6 +36,11 @@ from grader.wall.proxy import HandedOver, RemoteMethod, RemoteObject, channel_of
 PIPE_SIZE = 1 << 20
 SPARES = 1  # children forked ahead, for the test after one that did not end cleanly
 CALLBACK_ERRORS_KEPT = 16  # the latest exceptions the test's functions raised when called back (Channel._own_error)
+# How deep the worker may nest calls back. An honest run never calls back inside a call back (both labs'
+# references and the written-apart engines score full marks with a limit of 1). A review's worker sent calls
+# back whose argument the test's function asked about, each question answered by the next call back: 80
+# levels held 2 GB of the worker's frames in the trusted process, until the test's time limit.
+MAX_CALLBACK_DEPTH = 4
 WORKER_FAILED = 70  # the exit status of a child whose serving code raised (see worker.child_main)
 # Queued requests are written when one must wait for its answer, or once a batch is full. The
 # first batch after a wait is small, so the worker starts on it while the test queues more
@@ -76,6 +81,7 @@ class Channel:
         self.next_id = self.public_count + 1
         self.callbacks: dict[int, object] = {}
         self.recording = False  # a test's function is being recorded (grader.wall.recording)
+        self.callback_depth = 0  # calls back running now, one inside another
         self.callback_errors: list[BaseException] = []  # what the test's functions raised when called back
         self.released: list[int] = []
         self.failure: WorkerFailure | None = None
@@ -419,7 +425,10 @@ class Channel:
                         _copy_back(args, _decoded(decoder, message["mutated"]))
                     return _decoded(decoder, message.get("ok"))
                 if op == "callback":
-                    self._answer_callback(message, decoder)
+                    call = self._callback_call(message, decoder)
+                    # The frame is dropped before the call runs: a call back inside it holds its arguments, no more.
+                    del message, buffers, decoder
+                    self._answer_callback(*call)
                     continue
             except codec.ProtocolError as exc:
                 self._fail_protocol(str(exc))
@@ -433,9 +442,12 @@ class Channel:
             self._fail_protocol("an error that is not an object")
         return error
 
-    def _answer_callback(self, message, decoder):
+    def _callback_call(self, message, decoder) -> tuple:
+        """The function a callback message asks for, and its arguments, checked as any other claim."""
         if self.tally is not None:
             self.tally.callback()
+        if self.callback_depth >= MAX_CALLBACK_DEPTH:
+            raise codec.ProtocolError(f"calls back nested more than {MAX_CALLBACK_DEPTH} deep")
         cb = message.get("cb")
         # Checked as any other claim: an unhashable id once raised the trusted side's TypeError, which the
         # test took for the code's own (a review's forgery passed the test that expects one).
@@ -446,6 +458,10 @@ class Channel:
         kwargs = _decoded(decoder, message.get("kwargs", {"D": {}}))
         if type(args) is not list or type(kwargs) is not dict:
             raise codec.ProtocolError("a callback's arguments must be a list and a dict")
+        return fn, args, kwargs
+
+    def _answer_callback(self, fn, args: list, kwargs: dict):
+        self.callback_depth += 1
         try:
             value = fn(*args, **kwargs)
             encoder = codec.Encoder(self._encode_handle, self._encode_callback, self.outbox_buffers)
@@ -458,6 +474,8 @@ class Channel:
                 self.callback_errors.append(exc.with_traceback(None))
                 del self.callback_errors[:-CALLBACK_ERRORS_KEPT]
             reply = {"op": "reply", "error": {"type": _builtin_name(exc), "message": str(exc)[:2000]}}
+        finally:
+            self.callback_depth -= 1
         self._queue(reply)
         self._flush()
 
@@ -507,7 +525,9 @@ class Channel:
         self._now_waiting()
         answers = self._wait_reply()
         if type(answers) is not list or len(answers) != len(pairs):
-            self._fail_crashed("the worker answered a read with the wrong number of values")
+            # A broken promise of the protocol, not a worker that stopped: killed at once (waiting for it to end
+            # cost each test 5 s, and a review's worker that did it at every read ran the lab out of its time).
+            self._fail_protocol("the worker answered a read with the wrong number of values")
         values, first_error = [], None
         for (obj, name), answer in zip(pairs, answers, strict=True):
             if isinstance(answer, dict) and "error" in answer:

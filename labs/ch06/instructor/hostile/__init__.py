@@ -437,6 +437,27 @@ FORGED_CHANGES = [
     ),
 ]
 
+# A review's two (2026-12-07, a second round): calls back nested one inside another (the trusted side held
+# every level's frame: 2 GB at 80 levels), and a read answered with one value too many (each test that read
+# waited 5 s for a child it had not stopped: a worker doing it at every read ran the lab out of its 300 s).
+NESTED_CALLBACKS = [
+    Hostile(
+        "reply_malformed.py",
+        fill=(("KIND", "nested_callbacks"),),
+        outcomes={"test_gradcheck_rejects_a_multi_element_output": "crashed"},
+        others="passed",
+        message="the worker broke the protocol",
+        flags={"introspection"},
+    ),
+    Hostile(
+        "read_count_forged.py",
+        outcomes={"test_value_random_graphs": "crashed"},
+        others="passed",
+        message="the worker broke the protocol",
+        flags={"introspection"},
+    ),
+]
+
 CHANGED_ARGUMENTS = [
     # gradcheck flattens and changes the arrays it was given: behind the wall the change, shape
     # included, reaches the test's arrays as it does in-process, and the test that checks them fails.
@@ -455,6 +476,7 @@ HOSTILE = [
     *CLOSED_WEAKNESSES,
     *MALFORMED_REPLIES,
     *FORGED_CHANGES,
+    *NESTED_CALLBACKS,
     *LYING_SHAPE,
     *FORGED_LOOPS,
     *CHANGED_ARGUMENTS,

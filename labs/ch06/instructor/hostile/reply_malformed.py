@@ -6,7 +6,13 @@ other test graded as honest.
 KIND "forged_changes" writes its reply during gradcheck instead, when it is given one (2, 2) array: a
 reply saying that the call changed argument "²" (a digit to str.isdigit, not to int). A security
 review's forgery: the trusted side once took int("²")'s ValueError for the code's own, the very
-exception test_gradcheck_rejects_a_multi_element_output expects."""
+exception test_gradcheck_rejects_a_multi_element_output expects.
+
+KIND "nested_callbacks" writes, when gradcheck is handed the test's own function (only in
+test_gradcheck_rejects_a_multi_element_output), forty calls back to it ahead of anything else: the
+function asks the worker about its argument, and each question is answered by the next call back. A
+review's worker did it 80 times with 64 MiB of unused buffer in each frame: the trusted process held
+2 GB until the test's time limit."""
 
 import numpy as np
 
@@ -58,6 +64,14 @@ def _malformed():
     raise ValueError(KIND)
 
 
+def _nested_callbacks(function):
+    """Forty calls back to ``function`` (the worker's stub of the test's function holds its id), each with a
+    handle for an argument: the test's function asks about it, and the next call back is the answer."""
+    (callback_id,) = [c.cell_contents for c in function.__closure__ if type(c.cell_contents) is int]
+    header = _json.dumps({"op": "callback", "cb": callback_id, "args": {"L": [{"H": 1}]}}).encode()
+    return _frame(header) * 40
+
+
 def _write_to_every_pipe(frame):
     """The reply pipe is one of the child's first descriptors; the others refuse a write."""
     for fd in range(3, 64):
@@ -68,7 +82,7 @@ def _write_to_every_pipe(frame):
 
 
 def _pow(self, other):
-    if isinstance(other, Value) and KIND != "forged_changes":
+    if isinstance(other, Value) and KIND not in ("forged_changes", "nested_callbacks"):
         _write_to_every_pipe(_malformed())
     return _honest_pow(self, other)
 
@@ -79,6 +93,8 @@ _honest_gradcheck = gradcheck
 def gradcheck(f, inputs, eps=1e-6, atol=1e-6, rtol=1e-4):
     if KIND == "forged_changes" and len(inputs) == 1 and getattr(inputs[0], "shape", None) == (2, 2):
         _write_to_every_pipe(_malformed())
+    if KIND == "nested_callbacks" and getattr(f, "__name__", "") == "call_trusted":
+        _write_to_every_pipe(_nested_callbacks(f))
     return _honest_gradcheck(f, inputs, eps, atol, rtol)
 
 
