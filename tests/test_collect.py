@@ -11,6 +11,7 @@ after the deadline with an earlier date, and `grader batch` on a collection, end
 from __future__ import annotations
 
 import csv
+import ctypes
 import io
 import json
 import os
@@ -554,6 +555,22 @@ def _alive(pid: str) -> bool:
 
 
 def test_an_interrupted_collection_records_nothing_and_leaves_no_git_running(tmp_path):
+    _interrupt_a_collection(tmp_path, lambda process: process.send_signal(signal.SIGINT))
+
+
+def test_a_ctrl_c_the_kernel_gives_another_thread_interrupts_the_collection_all_the_same(tmp_path):
+    """The kernel may give a process's SIGINT to any of its threads, and Python handles it in the main one,
+    which must wake to see it: blocked in a wait without a timeout, it waited for the clones' ssh."""
+    libc = ctypes.CDLL(None, use_errno=True)
+
+    def to_another_thread(process):
+        threads = [int(tid) for tid in os.listdir(f"/proc/{process.pid}/task") if int(tid) != process.pid]
+        assert threads and libc.tgkill(process.pid, threads[0], signal.SIGINT) == 0, ctypes.get_errno()
+
+    _interrupt_a_collection(tmp_path, to_another_thread)
+
+
+def _interrupt_a_collection(tmp_path, interrupt):
     pids = tmp_path / "pids"
     pids.mkdir()
     ssh = tmp_path / "slow-ssh"
@@ -569,7 +586,7 @@ def test_an_interrupted_collection_records_nothing_and_leaves_no_git_running(tmp
         if len(list(pids.iterdir())) == 2:  # two forks being cloned
             break
         time.sleep(0.05)
-    process.send_signal(signal.SIGINT)
+    interrupt(process)
     _, errors = process.communicate(timeout=30)
     assert process.returncode == 130, errors
     assert errors.splitlines()[-1] == f"interrupted: nothing recorded; {out} holds what it held before"
