@@ -580,7 +580,10 @@ def _interrupt_a_collection(tmp_path, interrupt):
     out = tmp_path / "out"
     grader = shutil.which("grader", path=str(Path(sys.executable).parent))
     env = {**os.environ, "GIT_SSH_COMMAND": str(ssh)}
-    command = [grader, "collect", str(roster), "--deadline", DEADLINE, "--out", str(out), "--jobs", "2"]
+    # Ctrl-C's default handling, whatever the tests inherited: a shell without job control starts its
+    # background commands with SIGINT ignored, which Python and so grader collect keep (as `nohup` wants).
+    command = ["env", "--default-signal=INT", grader, "collect", str(roster), "--deadline", DEADLINE]
+    command += ["--out", str(out), "--jobs", "2"]
     process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     for _ in range(200):
         if len(list(pids.iterdir())) == 2:  # two forks being cloned
