@@ -11,15 +11,12 @@ after the deadline with an earlier date, and `grader batch` on a collection, end
 from __future__ import annotations
 
 import csv
-import ctypes
 import io
 import json
 import os
 import shutil
-import signal
 import ssl
 import subprocess
-import sys
 import threading
 import time
 from datetime import datetime, timedelta, timezone
@@ -32,6 +29,7 @@ from click.testing import CliRunner
 from grader.batch import git, history
 from grader.batch.git import Commit
 from grader.cli import main
+from tests import interrupts
 from tests.mutation import apply, catalogue, reference_source
 
 assert git.git_version(), "git is not installed: the tests of grader collect need it (apt-get install git)"
@@ -538,36 +536,16 @@ def test_the_per_fork_timeout_stops_git_and_everything_it_started(tmp_path, monk
     alice = _record(tmp_path / "out")["alice"]
     assert alice["status"] == "unreachable"
     assert alice["problem"] == "git could not clone it: git took longer than 1 s for this fork"
-    assert not _alive(pid.read_text().strip())  # the ssh git started was killed with it
-
-
-def _alive(pid: str) -> bool:
-    """Whether process ``pid`` still runs, a second from now at most (a killed one may wait to be reaped)."""
-    for _ in range(20):
-        try:
-            state = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0]
-        except (FileNotFoundError, ProcessLookupError):
-            return False
-        if state in ("Z", "X"):  # dead, its parent not yet told
-            return False
-        time.sleep(0.05)
-    return True
+    assert not interrupts.alive(pid.read_text().strip())  # the ssh git started was killed with it
 
 
 def test_an_interrupted_collection_records_nothing_and_leaves_no_git_running(tmp_path):
-    _interrupt_a_collection(tmp_path, lambda process: process.send_signal(signal.SIGINT))
+    _interrupt_a_collection(tmp_path, interrupts.to_the_process)
 
 
 def test_a_ctrl_c_the_kernel_gives_another_thread_interrupts_the_collection_all_the_same(tmp_path):
-    """The kernel may give a process's SIGINT to any of its threads, and Python handles it in the main one,
-    which must wake to see it: blocked in a wait without a timeout, it waited for the clones' ssh."""
-    libc = ctypes.CDLL(None, use_errno=True)
-
-    def to_another_thread(process):
-        threads = [int(tid) for tid in os.listdir(f"/proc/{process.pid}/task") if int(tid) != process.pid]
-        assert threads and libc.tgkill(process.pid, threads[0], signal.SIGINT) == 0, ctypes.get_errno()
-
-    _interrupt_a_collection(tmp_path, to_another_thread)
+    """Blocked in a wait without a timeout, the main thread waited for the clones' ssh (grader.awake)."""
+    _interrupt_a_collection(tmp_path, interrupts.to_another_thread)
 
 
 def _interrupt_a_collection(tmp_path, interrupt):
@@ -578,13 +556,8 @@ def _interrupt_a_collection(tmp_path, interrupt):
     ssh.chmod(0o755)
     roster = _roster(tmp_path / "roster.csv", [(n, f"ssh://git@example.org/{n}.git") for n in ("amy", "ben", "cy")])
     out = tmp_path / "out"
-    grader = shutil.which("grader", path=str(Path(sys.executable).parent))
-    env = {**os.environ, "GIT_SSH_COMMAND": str(ssh)}
-    # Ctrl-C's default handling, whatever the tests inherited: a shell without job control starts its
-    # background commands with SIGINT ignored, which Python and so grader collect keep (as `nohup` wants).
-    command = ["env", "--default-signal=INT", grader, "collect", str(roster), "--deadline", DEADLINE]
-    command += ["--out", str(out), "--jobs", "2"]
-    process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    args = ["collect", str(roster), "--deadline", DEADLINE, "--out", str(out), "--jobs", "2"]
+    process = interrupts.start(args, env={**os.environ, "GIT_SSH_COMMAND": str(ssh)})
     for _ in range(200):
         if len(list(pids.iterdir())) == 2:  # two forks being cloned
             break
@@ -596,7 +569,7 @@ def _interrupt_a_collection(tmp_path, interrupt):
     assert not (out / "collection.json").exists() and not list(out.glob("files-*"))
     started = [p.name for p in pids.iterdir()]
     assert len(started) == 2  # the third fork was never started
-    assert not [pid for pid in started if _alive(pid)]
+    assert not [pid for pid in started if interrupts.alive(pid)]
 
 
 def test_a_git_command_started_as_the_collection_is_interrupted_is_killed_too(tmp_path, monkeypatch):
@@ -622,7 +595,7 @@ def test_a_git_command_started_as_the_collection_is_interrupted_is_killed_too(tm
     with pytest.raises(git.GitError, match="interrupted"):
         fork.clone()
     assert time.monotonic() - started < 10  # not the 30 s of the fork's time limit
-    assert not [pid.name for pid in pids.iterdir() if _alive(pid.name)]
+    assert not [pid.name for pid in pids.iterdir() if interrupts.alive(pid.name)]
 
 
 # -- collect, then batch ------------------------------------------------------------------------------

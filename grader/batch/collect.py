@@ -16,11 +16,11 @@ import shutil
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor, wait
+from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 from pathlib import Path
 
-from grader import atomic, intake, verdicts
+from grader import atomic, awake, intake, verdicts
 from grader.batch import collection, git, history
 from grader.batch.collection import LATE, ON_TIME, CollectionError, lab_file
 from grader.batch.inputs import key_of
@@ -194,20 +194,6 @@ def earlier_collection(out_dir: Path, deadline: datetime) -> dict | None:
     return None
 
 
-# How often the main thread wakes while the clones run. The kernel may give a Ctrl-C to any thread of the
-# process; Python runs its handler in the main thread, which sees it only when it runs Python code again:
-# blocked in a wait without a timeout, it never did (an interrupted collection waited for its clones'
-# ssh, a minute, before saying anything).
-WAKE_SECONDS = 0.2
-
-
-def _result(future: Future):
-    """``future.result()``, the main thread woken every WAKE_SECONDS meanwhile (see there)."""
-    while not future.done():
-        wait([future], timeout=WAKE_SECONDS)
-    return future.result()
-
-
 def collect(
     roster_name: str,
     students: list[Student],
@@ -242,7 +228,7 @@ def collect(
         pool = ThreadPoolExecutor(max_workers=max(1, min(jobs, len(students))), thread_name_prefix="labkit-collect")
         try:
             for future in [pool.submit(one, s) for s in students]:
-                _result(future)
+                awake.result(future)  # not future.result(): a Ctrl-C must reach the main thread
         except BaseException:
             pool.shutdown(wait=False, cancel_futures=True)
             collector.stopped.set()

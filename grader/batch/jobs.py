@@ -16,6 +16,7 @@ import threading
 import time
 from collections.abc import Callable
 
+from grader import awake
 from grader.batch import outputs
 from grader.batch.inputs import Entry
 from grader.grading import grade, runner
@@ -94,9 +95,7 @@ def grade_entries(
     for thread in threads:
         thread.start()
     try:
-        for thread in threads:
-            while thread.is_alive():
-                thread.join(0.2)  # a short join keeps the main thread responsive to Ctrl-C
+        awake.join(threads)  # not thread.join(): a Ctrl-C must reach the main thread
     except BaseException:
         while _next_or_none(todo) is not None:  # no new students; then stop the sessions running now
             pass

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 
 import click
 
@@ -18,7 +19,8 @@ from grader.kit import mutant_grading, reach
 def mutants_command(lab_id: str, jobs: int, json_path: str | None) -> None:
     """Grade every generated mutant of the lab's reference with its visible tests, behind the wall.
 
-    Exit 0 when every mutant is killed or declared equivalent, 1 when some survive, 2 on usage errors.
+    Exit 0 when every mutant is killed or declared equivalent, 1 when some survive, 2 on usage errors, 130 when
+    interrupted (nothing written).
     """
     lab = lab_named(lab_id)
     json_file = output_file("--json", json_path)  # checked before the minutes of grading
@@ -30,6 +32,9 @@ def mutants_command(lab_id: str, jobs: int, json_path: str | None) -> None:
         raise UsageProblem(str(exc)) from None
     except runner.GradingError as exc:
         raise UsageProblem(f"the grader failed: {exc}") from None
+    except KeyboardInterrupt:
+        click.echo("\ninterrupted: no mutant outcome written", err=True)
+        sys.exit(130)
     by_id = {mutant.id: mutant for mutant in outcome.mutants}
     for mutant_id in outcome.survived:
         click.echo(f"SURVIVED {mutant_id} (line {by_id[mutant_id].line})")

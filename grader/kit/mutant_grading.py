@@ -20,6 +20,7 @@ from pathlib import Path
 
 import tomllib
 
+from grader import awake
 from grader.grading import runner
 from grader.implementation import Implementation
 from grader.kit import mutants, reach, starters
@@ -145,8 +146,13 @@ def grade(lab: Lab, *, jobs: int = 2) -> Outcome:
         threads = [threading.Thread(target=work, name=f"labkit-mutants-{i}", daemon=True) for i in range(jobs)]
         for thread in threads:
             thread.start()
-        for thread in threads:
-            thread.join()
+        try:
+            awake.join(threads)  # not thread.join(): a Ctrl-C must reach the main thread
+        except BaseException as exc:
+            with lock:
+                failures.append(exc)  # the jobs take no other mutant
+            runner.stop_all()  # and the sessions running now end, with their sandboxes
+            raise
     if failures:
         raise failures[0]
     outcome = Outcome(generated, reference, reasons=declared)
