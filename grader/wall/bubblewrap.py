@@ -8,8 +8,9 @@ under ``/labkit/site``. Then a ``/proc`` of the sandbox's own PID namespace, a m
 ``/dev``, the copies of the submissions in ``/submission``, and ``/sandbox``, a small tmpfs
 (a run folder for each child, and TMPDIR): the only place it may write, in memory, emptied
 by the zygote before each submission and gone with the sandbox. There is no ``/tmp``.
-The kit's folder, its virtual environment, ``/home``, ``/root``, ``/etc`` and every other
-grading's files do not exist in there.
+The kit's folder, its virtual environment, the files of ``/home``, ``/root`` and ``/etc``, and
+every other grading's files do not exist in there: ``/etc`` holds only the dynamic loader's
+``ld.so.cache``, and ``/root`` or ``/home`` only the path to an interpreter installed there (pyenv's).
 
 Who runs it: as root, bubblewrap needs no user namespace; it keeps only the capabilities
 that ``setpriv`` (util-linux) needs to become a uid of the sandbox's own (``uids``) with
