@@ -939,6 +939,17 @@ MUTANTS = [
         },
     ),
     Mutant(
+        name="matmul_dot_T_on_the_right_operand",
+        kind="transpose",
+        bug="Tensor.__matmul__ backward computes dA = dC @ B.T, which reverses every axis of a batch of B",
+        within="Tensor.__matmul__",
+        old="np.matmul(grad, other.data.swapaxes(-1, -2))",
+        new="np.matmul(grad, other.data.T)",
+        caught_by={
+            "test_matmul_broadcasts_leading_axes",
+        },
+    ),
+    Mutant(
         name="matmul_no_unbroadcast_other",
         kind="unbroadcast",
         bug="Tensor.__matmul__ does not sum a shared weight's gradient over the batch axes",
@@ -1559,6 +1570,66 @@ MUTANTS = [
             "test_exercise_e_sigmoid[scaled_by_4]",
             "test_exercise_e_sigmoid[unit]",
         },
+    ),
+    # -----------------------------------------------------------------------
+    # Operator precedence: a rule written without its parentheses
+    # -----------------------------------------------------------------------
+    Mutant(
+        name="tensor_relu_rule_compares_the_product",
+        kind="derivative",
+        bug="Tensor.relu backward writes grad * self.data > 0, which compares the product with 0",
+        within="Tensor.relu",
+        old="self._receive(grad * positive)",
+        new="self._receive(grad * self.data > 0)",
+        caught_by={
+            "test_tensor_gradcheck[relu]",
+            "test_tensor_random_graphs",
+            "test_tensor_used_twice_gets_all_contributions[x.relu() * x ** 2]",
+        },
+        named=False,  # its gradients are all 0 in the first test, which several bugs give: the hint says so
+    ),
+    Mutant(
+        name="tensor_sigmoid_rule_loses_parentheses",
+        kind="derivative",
+        bug="Tensor.sigmoid backward writes grad * s * 1.0 - s for grad * s * (1 - s)",
+        within="Tensor.sigmoid",
+        old="self._receive(grad * s * (1.0 - s))",
+        new="self._receive(grad * s * 1.0 - s)",
+        caught_by={
+            "test_exercise_e_sigmoid[scaled_by_4]",
+            "test_exercise_e_sigmoid[unit]",
+        },
+        named=False,  # the hint states sigmoid's derivative, not that this one is wrong
+    ),
+    Mutant(
+        name="value_tanh_rule_loses_parentheses",
+        kind="chain_rule",
+        bug="Value.tanh backward writes 1 - t * t * out.grad for (1 - t * t) * out.grad",
+        within="Value.tanh",
+        old="self.grad += (1.0 - t * t) * out.grad",
+        new="self.grad += 1.0 - t * t * out.grad",
+        caught_by={
+            "test_value_random_graphs",
+            "test_value_used_twice_gets_both_contributions",
+        },
+        named=False,  # right whenever out.grad is 1, as in tanh's own test: a composition is the first to fail
+    ),
+    Mutant(
+        name="tensor_tanh_rule_loses_parentheses",
+        kind="chain_rule",
+        bug="Tensor.tanh backward writes grad * 1.0 - t * t for grad * (1 - t * t)",
+        within="Tensor.tanh",
+        old="self._receive(grad * (1.0 - t * t))",
+        new="self._receive(grad * 1.0 - t * t)",
+        caught_by={
+            "test_tensor_gradcheck[tanh]",
+            "test_tensor_gradcheck[two_layer_tanh_network]",
+            "test_tensor_random_graphs",
+            "test_tensor_used_twice_gets_all_contributions[x.exp() * x.tanh() + x.log()]",
+            "test_xor_training_reproduces_the_chapter",
+            "test_xor_without_zeroing_overshoots",
+        },
+        named=False,  # the hint states tanh's derivative, which the rule has, not the missing parentheses
     ),
     # -----------------------------------------------------------------------
     # Honest but broken in ways that once gave different verdicts in-process and behind the
