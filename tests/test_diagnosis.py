@@ -89,6 +89,24 @@ def test_a_missing_transpose_on_square_matrices():
     assert named(hint) == {"transpose"}, hint
 
 
+@pytest.mark.parametrize(
+    ("op", "slip"),
+    [
+        ("tanh", lambda g, y: g * 1.0 - y * y),  # grad * 1.0 - t * t
+        ("tanh", lambda g, y: 1.0 - y * y * g),  # 1.0 - t * t * out.grad
+        ("sigmoid", lambda g, y: g * y * 1.0 - y),  # grad * s * 1.0 - s
+    ],
+    ids=["tanh_grad_first", "tanh_grad_last", "sigmoid_grad_first"],
+)
+def test_a_rule_that_lost_its_parentheses(op, slip):
+    # f = weighted(op(x)): an upstream gradient other than 1 is what shows the slip.
+    x = np.array([[0.3, -1.2], [0.8, 2.0]])
+    y = np.tanh(x) if op == "tanh" else 1.0 / (1.0 + np.exp(-x))
+    hint = diagnosis.explain_gradients(lambda x: weighted(getattr(x, op)()), [x], [slip(weights((2, 2)), y)])
+    assert named(hint) == {"derivative"}, hint
+    assert f"`{op}`'s backward" in hint and "the parentheses left out" in hint, hint
+
+
 def test_the_outputs_and_intermediates_gradients_tell_apart_bugs_that_starve_every_input():
     """f = (a*b + c)**2 with u = a*b and s = u + c, every input's gradient 0: which bug it is shows
     in the gradients of f itself and of s (f.grad = 0: never seeded; s.grad = 8: f's step ran last)."""

@@ -111,6 +111,12 @@ _SPECIFIC = {
     ): "`tanh`'s backward multiplies by 1 - t, the square forgotten: the local derivative of tanh is 1 - t**2",
     ("sigmoid", "one_minus_s"): "`sigmoid`'s backward multiplies by 1 - s alone: the local derivative of sigmoid is "
     "s * (1 - s)",
+    ("tanh", "parentheses_grad_first"): "`tanh`'s backward computes out.grad * 1 - t**2, the parentheses left out: "
+    "the local derivative of tanh is 1 - t**2, times out.grad: out.grad * (1 - t**2)",
+    ("tanh", "parentheses_grad_last"): "`tanh`'s backward computes 1 - t**2 * out.grad, the parentheses left out: "
+    "the local derivative of tanh is 1 - t**2, times out.grad: (1 - t**2) * out.grad",
+    ("sigmoid", "parentheses_grad_first"): "`sigmoid`'s backward computes out.grad * s * 1 - s, the parentheses left "
+    "out: the local derivative of sigmoid is s * (1 - s), times out.grad: out.grad * s * (1 - s)",
     ("*", "output"): "`*`'s backward multiplies by its output a*b: the local derivative of a*b with respect to a is b, "
     "and with respect to b is a",
     ("sigmoid", "input"): "`sigmoid`'s backward uses x * (1 - x) with x its input: the local derivative of sigmoid "

@@ -57,8 +57,19 @@ SPECIFIC_RULE_FAULTS = {
     "**": (("not_decremented", 0, "derivative"), ("no_k", 0, "factor"), ("precedence", 0, "derivative")),
     "exp": (("input", 0, "derivative"),),
     "log": (("output", 0, "derivative"), ("times_input", 0, "derivative")),
-    "tanh": (("input", 0, "derivative"), ("output", 0, "derivative"), ("one_minus_t", 0, "derivative")),
-    "sigmoid": (("input", 0, "derivative"), ("output", 0, "derivative"), ("one_minus_s", 0, "derivative")),
+    "tanh": (
+        ("input", 0, "derivative"),
+        ("output", 0, "derivative"),
+        ("one_minus_t", 0, "derivative"),
+        ("parentheses_grad_first", 0, "derivative"),
+        ("parentheses_grad_last", 0, "derivative"),
+    ),
+    "sigmoid": (
+        ("input", 0, "derivative"),
+        ("output", 0, "derivative"),
+        ("one_minus_s", 0, "derivative"),
+        ("parentheses_grad_first", 0, "derivative"),
+    ),
     "relu": (("output", 0, "derivative"), ("at_zero", 0, "derivative")),
     "sum": (("no_expand", 0, "axis"), ("expand_last", 0, "axis")),
     "mean": (("no_count", 0, "factor"), ("no_expand", 0, "axis")),
@@ -239,11 +250,14 @@ class Run:
 
         return self.primitive("**", [a], a.data**k, local)
 
-    def unary(self, op, a, data, derivative, wrong):
+    def unary(self, op, a, data, derivative, wrong, slips=None):
         """An elementwise function: ``derivative(x, y)`` its local derivative, ``wrong`` the
-        wrong ones students write, by variant."""
+        wrong ones students write, by variant; ``slips`` the rules whose parentheses were left out,
+        by variant: what each passes on, from (out.grad, x, y)."""
 
         def local(g, n, v):
+            if slips and v in slips:
+                return [slips[v](g, a.data, n.data)]
             return [g * (wrong[v](a.data, n.data) if v in wrong else derivative)]
 
         return self.primitive(op, [a], data, local)
@@ -533,7 +547,11 @@ class Node:
     def tanh(self):
         y = np.tanh(self.data)
         wrong = {"input": lambda x, y: 1.0 - x * x, "output": lambda x, y: y, "one_minus_t": lambda x, y: 1.0 - y}
-        return self.run.unary("tanh", self, y, 1.0 - y * y, wrong)
+        slips = {  # grad * 1.0 - t * t, and 1.0 - t * t * out.grad
+            "parentheses_grad_first": lambda g, x, y: g * 1.0 - y * y,
+            "parentheses_grad_last": lambda g, x, y: 1.0 - y * y * g,
+        }
+        return self.run.unary("tanh", self, y, 1.0 - y * y, wrong, slips)
 
     @_public("relu")
     def relu(self):
@@ -547,7 +565,8 @@ class Node:
         sign = 1.0 if self.run.forward_fault("sigmoid", "exp_sign") else -1.0
         y = 1.0 / (1.0 + np.exp(sign * self.data))
         wrong = {"input": lambda x, y: x * (1.0 - x), "output": lambda x, y: y, "one_minus_s": lambda x, y: 1.0 - y}
-        return self.run.unary("sigmoid", self, y, y * (1.0 - y), wrong)
+        slips = {"parentheses_grad_first": lambda g, x, y: g * y * 1.0 - y}  # grad * s * 1.0 - s
+        return self.run.unary("sigmoid", self, y, y * (1.0 - y), wrong, slips)
 
     @_public("sum")
     def sum(self, axis=None, keepdims=False):

@@ -1599,11 +1599,10 @@ MUTANTS = [
             "test_exercise_e_sigmoid[scaled_by_4]",
             "test_exercise_e_sigmoid[unit]",
         },
-        named=False,  # the hint states sigmoid's derivative, not that this one is wrong
     ),
     Mutant(
         name="value_tanh_rule_loses_parentheses",
-        kind="chain_rule",
+        kind="derivative",
         bug="Value.tanh backward writes 1 - t * t * out.grad for (1 - t * t) * out.grad",
         within="Value.tanh",
         old="self.grad += (1.0 - t * t) * out.grad",
@@ -1612,11 +1611,11 @@ MUTANTS = [
             "test_value_random_graphs",
             "test_value_used_twice_gets_both_contributions",
         },
-        named=False,  # right whenever out.grad is 1, as in tanh's own test: a composition is the first to fail
+        # Right whenever out.grad is 1, as in tanh's own test: a composition is the first to fail.
     ),
     Mutant(
         name="tensor_tanh_rule_loses_parentheses",
-        kind="chain_rule",
+        kind="derivative",
         bug="Tensor.tanh backward writes grad * 1.0 - t * t for grad * (1 - t * t)",
         within="Tensor.tanh",
         old="self._receive(grad * (1.0 - t * t))",
@@ -1629,7 +1628,6 @@ MUTANTS = [
             "test_xor_training_reproduces_the_chapter",
             "test_xor_without_zeroing_overshoots",
         },
-        named=False,  # the hint states tanh's derivative, which the rule has, not the missing parentheses
     ),
     # -----------------------------------------------------------------------
     # Honest but broken in ways that once gave different verdicts in-process and behind the
