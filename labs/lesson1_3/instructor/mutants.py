@@ -1577,4 +1577,30 @@ MUTANTS = [
             "test_engine_random_graphs",
         },
     ),
+    Mutant(
+        name="value_tanh_rule_loses_parentheses",
+        kind="derivative",
+        bug="Value.tanh backward writes 1.0 - t * t * out.grad for (1.0 - t * t) * out.grad",
+        within="Value.tanh",
+        old="self.grad += (1.0 - t * t) * out.grad",
+        new="self.grad += 1.0 - t * t * out.grad",
+        caught_by={
+            "test_engine_adds_the_contributions_of_a_repeated_number",
+            "test_engine_operations[tanh]",
+            "test_engine_random_graphs",
+            "test_engine_two_layer_tanh",
+        },
+        named=False,  # the first failing test finds tanh's rule wrong alone and says so, not how
+    ),
+    Mutant(
+        name="value_relu_rule_loses_parentheses",
+        kind="chain_rule",
+        bug="Value.relu backward writes 1.0 if self.data > 0 else 0.0 * out.grad: where x > 0, out.grad is left out",
+        within="Value.relu",
+        old="self.grad += (1.0 if self.data > 0 else 0.0) * out.grad",
+        new="self.grad += 1.0 if self.data > 0 else 0.0 * out.grad",
+        caught_by={
+            "test_engine_random_graphs",
+        },
+    ),
 ]
