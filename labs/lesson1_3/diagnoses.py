@@ -130,6 +130,10 @@ def _rules(x: float) -> dict:
                 1 - t * t: _chain("tanh"),
                 3 * t: "tanh's rule multiplies by t = tanh(x), but the derivative of tanh is 1 - t*t",
                 3 * (1 - t): "tanh's rule multiplies by 1 - t, but the derivative of tanh is 1 - t*t",
+                1 - t * t * 3: "tanh's rule computes 1 - t*t * out.grad, the parentheses left out: the local "
+                "derivative of tanh is 1 - t*t, times out.grad",
+                3 - t * t: "tanh's rule computes out.grad * 1 - t*t, the parentheses left out: the local "
+                "derivative of tanh is 1 - t*t, times out.grad",
             },
         ),
     }

@@ -1590,7 +1590,6 @@ MUTANTS = [
             "test_engine_random_graphs",
             "test_engine_two_layer_tanh",
         },
-        named=False,  # the first failing test finds tanh's rule wrong alone and says so, not how
     ),
     Mutant(
         name="value_relu_rule_loses_parentheses",
