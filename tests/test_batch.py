@@ -25,7 +25,7 @@ from click.testing import CliRunner
 from grader import labs
 from grader.cli import main
 from grader.grading import scratch
-from tests import grading
+from tests import grading, processes
 from tests.mutation import apply, catalogue, reference_source
 from tests.redteam import leftover_processes
 
@@ -213,30 +213,6 @@ def test_an_existing_batch_folder_needs_resume(graded_class, tmp_path):
     assert status == 2 and "shard" in output
 
 
-def _processes_under(pid: int) -> set[int]:
-    children: dict[int, list[int]] = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                ppid = int(Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[1])
-            except (OSError, IndexError, ValueError):
-                continue
-            children.setdefault(ppid, []).append(int(entry))
-    found, todo = set(), [pid]
-    while todo:
-        for child in children.get(todo.pop(), []):
-            found.add(child)
-            todo.append(child)
-    return found
-
-
-def _alive(pid: int) -> bool:
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
-
-
 def test_a_killed_batch_resumes_without_regrading_what_was_done(tmp_path):
     root = tmp_path / "class"
     root.mkdir()
@@ -251,7 +227,7 @@ def test_a_killed_batch_resumes_without_regrading_what_was_done(tmp_path):
     deadline = time.monotonic() + 120
     while not list((out / "records").glob("*.json")) and time.monotonic() < deadline:
         time.sleep(0.1)
-    tree = _processes_under(proc.pid)
+    tree = processes.descendants(proc.pid)
     proc.send_signal(signal.SIGKILL)  # no chance to clean up: a reboot, a lost runner
     proc.wait()
     done = {p.name: p.stat().st_mtime_ns for p in (out / "records").glob("*.json")}
@@ -266,8 +242,7 @@ def test_a_killed_batch_resumes_without_regrading_what_was_done(tmp_path):
         f"grader: error: shard 1/1 in {out} is unfinished: {lost} of its 4 students {'has' if lost == 1 else 'have'} "
         "no record; finish it with grader batch --resume, or merge with --partial"
     ]
-    time.sleep(1)
-    assert not [p for p in tree if _alive(p)], "the killed batch left processes running"
+    assert not [p for p in tree if processes.alive(p)], "the killed batch left processes running"
     assert not leftover_processes()
     # It could not delete its scratch folders (copies of the class's files); the next grader does.
     left = sorted(scratch_root.glob("labkit-*"))

@@ -29,7 +29,7 @@ from click.testing import CliRunner
 from grader.batch import git, history
 from grader.batch.git import Commit
 from grader.cli import main
-from tests import interrupts
+from tests import processes
 from tests.mutation import apply, catalogue, reference_source
 
 assert git.git_version(), "git is not installed: the tests of grader collect need it (apt-get install git)"
@@ -536,16 +536,16 @@ def test_the_per_fork_timeout_stops_git_and_everything_it_started(tmp_path, monk
     alice = _record(tmp_path / "out")["alice"]
     assert alice["status"] == "unreachable"
     assert alice["problem"] == "git could not clone it: git took longer than 1 s for this fork"
-    assert not interrupts.alive(pid.read_text().strip())  # the ssh git started was killed with it
+    assert not processes.alive(pid.read_text().strip())  # the ssh git started was killed with it
 
 
 def test_an_interrupted_collection_records_nothing_and_leaves_no_git_running(tmp_path):
-    _interrupt_a_collection(tmp_path, interrupts.to_the_process)
+    _interrupt_a_collection(tmp_path, processes.to_the_process)
 
 
 def test_a_ctrl_c_the_kernel_gives_another_thread_interrupts_the_collection_all_the_same(tmp_path):
     """Blocked in a wait without a timeout, the main thread waited for the clones' ssh (grader.awake)."""
-    _interrupt_a_collection(tmp_path, interrupts.to_another_thread)
+    _interrupt_a_collection(tmp_path, processes.to_another_thread)
 
 
 def _interrupt_a_collection(tmp_path, interrupt):
@@ -557,7 +557,7 @@ def _interrupt_a_collection(tmp_path, interrupt):
     roster = _roster(tmp_path / "roster.csv", [(n, f"ssh://git@example.org/{n}.git") for n in ("amy", "ben", "cy")])
     out = tmp_path / "out"
     args = ["collect", str(roster), "--deadline", DEADLINE, "--out", str(out), "--jobs", "2"]
-    process = interrupts.start(args, env={**os.environ, "GIT_SSH_COMMAND": str(ssh)})
+    process = processes.start(args, env={**os.environ, "GIT_SSH_COMMAND": str(ssh)})
     for _ in range(200):
         if len(list(pids.iterdir())) == 2:  # two forks being cloned
             break
@@ -569,7 +569,7 @@ def _interrupt_a_collection(tmp_path, interrupt):
     assert not (out / "collection.json").exists() and not list(out.glob("files-*"))
     started = [p.name for p in pids.iterdir()]
     assert len(started) == 2  # the third fork was never started
-    assert not [pid for pid in started if interrupts.alive(pid)]
+    assert not [pid for pid in started if processes.alive(pid)]
 
 
 def test_a_git_command_started_as_the_collection_is_interrupted_is_killed_too(tmp_path, monkeypatch):
@@ -595,7 +595,7 @@ def test_a_git_command_started_as_the_collection_is_interrupted_is_killed_too(tm
     with pytest.raises(git.GitError, match="interrupted"):
         fork.clone()
     assert time.monotonic() - started < 10  # not the 30 s of the fork's time limit
-    assert not [pid.name for pid in pids.iterdir() if interrupts.alive(pid.name)]
+    assert not [pid.name for pid in pids.iterdir() if processes.alive(pid.name)]
 
 
 # -- collect, then batch ------------------------------------------------------------------------------

@@ -15,7 +15,7 @@ from grader.cli import main
 from grader.grading import runner
 from grader.implementation import Implementation
 from grader.kit import mutant_grading, mutants
-from tests import interrupts
+from tests import processes
 
 SOURCE = textwrap.dedent(
     '''\
@@ -168,14 +168,14 @@ def test_a_survivor_is_printed_with_its_diff_exits_1_and_is_in_the_json(monkeypa
     assert [s["id"] for s in saved["survivors"]] == ["fit_line:comment:00000000"]
 
 
-@pytest.mark.parametrize("interrupt", [interrupts.to_the_process, interrupts.to_another_thread], ids=["main", "thread"])
+@pytest.mark.parametrize("interrupt", [processes.to_the_process, processes.to_another_thread], ids=["main", "thread"])
 def test_an_interrupted_run_writes_nothing_and_leaves_no_session_running(tmp_path, interrupt):
     """Ctrl-C while both jobs grade: exit 130 at once, no outcome, none of its sessions or sandboxes left."""
     report = tmp_path / "mutants.json"
-    process = interrupts.start(["mutants", "--lab", "lesson1_3", "--jobs", "2", "--json", str(report)])
+    process = processes.start(["mutants", "--lab", "lesson1_3", "--jobs", "2", "--json", str(report)])
     started: set[int] = set()
     for _ in range(1200):  # both jobs' sandboxes running (a minute at most)
-        started |= interrupts.descendants(process.pid)
+        started |= processes.descendants(process.pid)
         if len([pid for pid in started if _command(pid) == "bwrap"]) >= 2:
             break
         time.sleep(0.05)
@@ -184,7 +184,7 @@ def test_an_interrupted_run_writes_nothing_and_leaves_no_session_running(tmp_pat
     assert process.returncode == 130, errors
     assert errors.splitlines()[-1] == "interrupted: no mutant outcome written"
     assert not report.exists()
-    assert started and not [pid for pid in started if interrupts.alive(pid)]
+    assert started and not [pid for pid in started if processes.alive(pid)]
 
 
 def _command(pid: int) -> str | None:

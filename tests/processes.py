@@ -1,4 +1,5 @@
-"""Ctrl-C, for the kit's tests: a command started as from a terminal, interrupted the ways the kernel may do it."""
+"""Processes, for the kit's tests: a grader command started as from a terminal, interrupted the ways the kernel
+may do it, and what it started, and whether that still runs."""
 
 from __future__ import annotations
 
