@@ -508,6 +508,47 @@ def test_a_force_push_or_a_backdated_push_between_two_collections_is_suspect(tmp
     assert students["cy"]["earlier_commits"] == [first["cy"], late]
 
 
+def test_what_an_earlier_collection_saw_outlives_a_new_url_an_id_in_other_case_and_an_unreachable_run(tmp_path):
+    """A review laundered a rewritten or backdated fork three ways: the roster's URL spelt otherwise (a trailing
+    slash), the student's id in other case, and a collection that could not reach the fork (made private for a
+    while). Each is still told apart from honest work by what the first collection saw."""
+    deadline = datetime.now(timezone.utc).replace(microsecond=0) - timedelta(minutes=1)
+    shift = int(deadline.timestamp()) - DEADLINE_S
+    forks = {name: Fork(tmp_path, name) for name in ("amy", "ben", "cy")}
+    first = {name: fork.commit(shift - HOUR, {STARTER: CORRECT}) for name, fork in forks.items()}
+    out = tmp_path / "out"
+
+    def collect(rows) -> dict[str, dict]:
+        roster = _roster(tmp_path / "roster.csv", rows)
+        status, output = _grader("collect", roster, "--deadline", deadline.isoformat(), "--out", out)
+        assert status == 0, output
+        time.sleep(1.1)  # the next collection's folder of files gets a later second
+        return _record(out)
+
+    collect([(n, f.url) for n, f in forks.items()])
+    forks["amy"].commit(shift - HOUR, {STARTER: BUGGY}, amend=True)  # rewritten and force-pushed
+    forks["ben"].commit(shift - HOUR, {STARTER: BUGGY}, amend=True)
+    backdated = forks["cy"].commit(shift - 60, {STARTER: CORRECT + "# late fix\n"})  # pushed after the deadline
+    hidden = forks["cy"].bare.with_name("cy-private.git")
+    forks["cy"].bare.rename(hidden)
+    students = collect([("amy", forks["amy"].url + "/"), ("Ben", forks["ben"].url), ("cy", forks["cy"].url)])
+    assert students["amy"]["status"] == "suspect", students["amy"]
+    assert students["amy"]["problem"] == (
+        f"commit {first['amy'][:12]}, collected earlier, is no longer in the branch: history rewritten since"
+        f" (the roster's URL was {forks['amy'].url} then)"
+    )
+    assert students["Ben"]["status"] == "suspect" and "no longer in the branch" in students["Ben"]["problem"]
+    assert students["cy"]["status"] == "unreachable"
+    hidden.rename(forks["cy"].bare)
+    students = collect([("amy", forks["amy"].url), ("ben", forks["ben"].url), ("cy", forks["cy"].url)])
+    assert [students[s]["status"] for s in ("amy", "ben", "cy")] == ["suspect"] * 3
+    assert students["cy"]["commit"] == backdated and students["cy"]["problem"] == (
+        f"commit {backdated[:12]} is dated before the deadline but was not there when the fork was collected "
+        f"after it (which graded {first['cy'][:12]}): pushed after the deadline"
+    )
+    assert "last_read" not in students["cy"]  # read again: the record is the reading now
+
+
 def test_a_folder_that_holds_something_else_or_another_deadline_is_refused(tmp_path):
     fork = Fork(tmp_path, "alice")
     fork.commit(-HOUR, {STARTER: CORRECT})

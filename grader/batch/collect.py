@@ -54,21 +54,45 @@ def _read_file(fork: git.Fork, commit: str, path: str) -> tuple[dict, bytes | No
     return {**info, "sha256": hashlib.sha256(data).hexdigest(), "problem": ""}, data
 
 
-def _earlier(previous: dict | None, url: str) -> tuple[list[str], history.Earlier | None]:
-    """The commits earlier collections of this fork recorded, and what the last one saw (None: a new fork)."""
-    if not previous or previous.get("url") != url:
+READ_HISTORY = ("on-time", "late", "suspect", "missing")  # the statuses of a record that read the fork's history
+
+
+def _last_read(previous: dict | None) -> dict | None:
+    """The latest earlier record of the student that read their fork's history: ``previous`` itself, or what a
+    record that could not read it (unreachable, empty) carried on from the one before (its ``last_read``)."""
+    if not previous:
+        return None
+    if previous.get("status") in READ_HISTORY:
+        return previous
+    carried = previous.get("last_read")
+    return carried if isinstance(carried, dict) and carried.get("status") in READ_HISTORY else None
+
+
+def _earlier(previous: dict | None) -> tuple[list[str], history.Earlier | None]:
+    """The commits earlier collections of this student's fork recorded, and what the last one that read it saw
+    (None: a student no collection of this folder has seen). Whatever the roster's URL for them is now: a URL
+    spelt another way, or another fork, must not wipe what was seen (a fork once suspect would be laundered)."""
+    if not previous:
         return [], None
+    read = _last_read(previous) or {}
     commits = [c for c in previous.get("earlier_commits", []) if isinstance(c, str)]
-    for sha in (previous.get("commit"), (previous.get("late") or {}).get("commit")):
+    for sha in (read.get("commit"), (read.get("late") or {}).get("commit")):
         if isinstance(sha, str) and sha not in commits:
             commits.append(sha)
-    read_history = previous.get("status") in ("on-time", "late", "suspect", "missing")
-    fetched = previous.get("fetched_at")
+    fetched = read.get("fetched_at")
     return commits, history.Earlier(
         tuple(commits),
-        collection.seconds(fetched) if read_history and isinstance(fetched, str) else None,
-        previous.get("commit"),
+        collection.seconds(fetched) if isinstance(fetched, str) else None,
+        read.get("commit") if isinstance(read.get("commit"), str) else None,
     )
+
+
+def _carried(previous: dict | None) -> dict | None:
+    """What a record that could not read the fork carries on for the next collection: the last reading's evidence."""
+    read = _last_read(previous)
+    if read is None:
+        return None
+    return {k: read.get(k) for k in ("status", "problem", "fetched_at", "commit", "late", "url")}
 
 
 class Collector:
@@ -84,7 +108,7 @@ class Collector:
 
     def one(self, student: Student, previous: dict | None) -> dict:
         """Collect one student's fork: their record, with their files written (never raises for the fork's sake)."""
-        earlier_commits, earlier = _earlier(previous, student.url)
+        earlier_commits, earlier = _earlier(previous)
         record = {
             "student": student.student,
             "url": student.url,
@@ -100,6 +124,9 @@ class Collector:
             "versions": {},
             "earlier_commits": earlier_commits,
         }
+        carried = _carried(previous)
+        if carried:  # kept until a collection reads the fork again: an unreachable spell must not launder it
+            record["last_read"] = carried
         key = key_of(student.student)
         clone = self.clones / key
         fork = git.Fork(student.url, clone, self.timeout, self.stopped)
@@ -110,13 +137,15 @@ class Collector:
                 record["problem"] = f"git could not clone it: {exc}"
                 return record
             record["fetched_at"] = collection.iso(time.time())
-            self._read(fork, key, record, earlier, previous if earlier else None)
+            self._read(fork, key, record, earlier, _last_read(previous))
         except git.GitError as exc:
             record.update(status="unreachable", problem=f"git could not read it: {exc}", versions={})
             shutil.rmtree(self.files / ON_TIME / key, ignore_errors=True)
             shutil.rmtree(self.files / LATE / key, ignore_errors=True)
         finally:
             shutil.rmtree(clone, ignore_errors=True)
+        if record["status"] in READ_HISTORY:
+            record.pop("last_read", None)  # this record is the reading now
         return record
 
     def _read(
@@ -143,6 +172,8 @@ class Collector:
         if not choice.suspect and previous and previous.get("status") == "suspect":
             # Once suspect, suspect until the instructor decides: a later collection must not launder it.
             choice.suspect = str(previous.get("problem", ""))
+        if choice.suspect and previous and previous.get("url") != record["url"]:
+            choice.suspect += f" (the roster's URL was {previous.get('url')} then)"
         if choice.suspect:
             record.update(status="suspect", problem=choice.suspect)
             return
@@ -210,7 +241,9 @@ def collect(
     An earlier collection in ``out_dir`` (same deadline) is checked against, then replaced.
     """
     previous = earlier_collection(out_dir, deadline)
-    by_student = {s["student"]: s for s in previous["students"]} if previous else {}
+    # By the id as the roster compares ids (case aside): the same student under a login spelt otherwise keeps
+    # what earlier collections saw of their fork.
+    by_student = {s["student"].casefold(): s for s in previous["students"]} if previous else {}
     started = time.time()
     out_dir.mkdir(parents=True, exist_ok=True)
     files = _files_folder(out_dir, started)
@@ -220,7 +253,7 @@ def collect(
         collector = Collector(deadline, lab_ids, files, clones, timeout)
 
         def one(student: Student) -> None:
-            record = collector.one(student, by_student.get(student.student))
+            record = collector.one(student, by_student.get(student.student.casefold()))
             with lock:
                 records.append(record)
                 on_done(record)
