@@ -115,9 +115,11 @@ def empty_file(name: str, blank: bool = False) -> SubmissionError:
     return SubmissionError(f"{name} is empty (0 bytes): save your code in it")
 
 
-def too_large(name: str, size: int, limit: int) -> SubmissionError:
-    return SubmissionError(  # rounded up
-        f"{name} is {-(-size // 1024)} KiB, over the limit of {limit // 1024} KiB: hand in your code alone "
+def too_large(name: str, size: int | None, limit: int) -> SubmissionError:
+    """``size`` None: more than ``limit``, by how much unknown (it was not read whole)."""
+    how_large = "" if size is None else f"{-(-size // 1024)} KiB, "  # rounded up
+    return SubmissionError(
+        f"{name} is {how_large}over the limit of {limit // 1024} KiB: hand in your code alone "
         "(a lab's file is a few tens of KiB; data or output pasted into it does not belong there)"
     )
 

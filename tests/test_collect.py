@@ -359,8 +359,51 @@ def test_the_clone_is_blobless_and_bare(collected, tmp_path):
     size = sum(p.stat().st_size for p in (tmp_path / "clone").rglob("*") if p.is_file())
     assert size < 200_000, size  # every commit and tree, not alice's 3 MiB of data
     entry = fork.entry(shas["alice"][1], STARTER)
-    assert fork.blob(entry.sha, fork.blob_size(entry.sha)).decode() == BUGGY  # fetched alone, when asked
+    assert fork.blob(entry.sha, fork.blob_size(entry.sha, 1 << 20)).decode() == BUGGY  # fetched alone, when asked
     assert [c.sha for c in fork.first_parent_history()] == shas["alice"][::-1]
+
+
+def _files_over(folder: Path, size: int) -> list[tuple[str, int]]:
+    return [(p.name, p.stat().st_size) for p in folder.rglob("*") if p.is_file() and p.stat().st_size > size]
+
+
+def test_a_file_too_large_to_read_is_never_fetched_whole_the_kernel_stops_git(tmp_path):
+    """A blob over the limit that does not compress: git's fetch of it is killed by the kernel (RLIMIT_FSIZE's
+    SIGXFSZ) a little past the limit, so the clone never holds it; its record says it is too large."""
+    fork = Fork(tmp_path, "ivy")
+    sha = fork.commit(-HOUR, {STARTER: os.urandom(6 << 20)})
+    clone = git.Fork(fork.url, tmp_path / "clone", timeout=60)
+    clone.clone()
+    entry = clone.entry(sha, STARTER)
+    limit = 1 << 20
+    assert clone.blob_size(entry.sha, limit) is None
+    left = list((tmp_path / "clone" / "objects" / "pack").glob("tmp_pack_*"))
+    assert left and max(p.stat().st_size for p in left) <= limit + git.PACK_SLACK  # the write the kernel cut
+    assert not _files_over(tmp_path / "clone", limit + git.PACK_SLACK)
+    # Without the kernel's bound the same command fetches all 6 MiB: what the bound is for.
+    assert clone.blob_size(entry.sha, 64 << 20) == 6 << 20
+    assert _files_over(tmp_path / "clone", 6 << 20)
+    # The whole collection says so, in intake's words (no size: it was never read whole).
+    roster = _roster(tmp_path / "roster.csv", [("ivy", fork.url)])
+    status, output = _grader("collect", roster, "--deadline", DEADLINE, "--out", tmp_path / "out")
+    assert status == 0, output
+    info = _record(tmp_path / "out")["ivy"]["versions"]["on-time"][STARTER]
+    assert info["size"] is None
+    assert info["problem"] == TOO_LARGE.replace("2100 KiB, ", "")
+
+
+def test_a_history_past_the_clones_bound_is_stopped_by_the_kernel(tmp_path, monkeypatch):
+    """A fork whose clone would write more than CLONE_BYTES: git is killed at the bound, and the fork is
+    unreachable with the reason (here a server that cannot filter, so the files come with the history)."""
+    fork = Fork(tmp_path, "jo")
+    _git("config", "uploadpack.allowFilter", "false", cwd=fork.bare)
+    fork.commit(-HOUR, {STARTER: CORRECT, "data.bin": os.urandom(3 << 20)})
+    monkeypatch.setattr(git, "CLONE_BYTES", 1 << 20)
+    clone = git.Fork(fork.url, tmp_path / "clone", timeout=60)
+    with pytest.raises(git.GitError, match=r"^git was stopped at 1 MiB fetching its history$"):
+        clone.clone()
+    monkeypatch.setattr(git, "CLONE_BYTES", 8 << 20)
+    clone.clone()  # the same fork within a larger bound
 
 
 def test_no_hook_of_the_instructors_configuration_runs(tmp_path, monkeypatch):

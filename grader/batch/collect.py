@@ -46,9 +46,9 @@ def _read_file(fork: git.Fork, commit: str, path: str) -> tuple[dict, bytes | No
         return {"blob": entry.sha, "problem": f"{where} is a folder, not a file"}, None
     if entry.mode not in git.REGULAR_FILE_MODES:  # 120000: the link's target is all git holds
         return {"blob": entry.sha, "problem": f"{where} is a symbolic link, not a file"}, None
-    size = fork.blob_size(entry.sha)
-    info = {"blob": entry.sha, "size": size}
-    if size > intake.MAX_SUBMISSION_BYTES:
+    size = fork.blob_size(entry.sha, intake.MAX_SUBMISSION_BYTES)
+    info = {"blob": entry.sha, "size": size}  # None: over the limit, stopped before git had it all
+    if size is None or size > intake.MAX_SUBMISSION_BYTES:
         return {**info, "problem": verdicts.too_large(path, size, intake.MAX_SUBMISSION_BYTES).message}, None
     data = fork.blob(entry.sha, size)
     return {**info, "sha256": hashlib.sha256(data).hexdigest(), "problem": ""}, data

@@ -12,6 +12,14 @@ agent) are used as they are; a helper that would open a window is told not to
 read at a commit with git's object commands, its size asked (``git cat-file -s``) before a
 byte of it is read.
 
+The student chooses what the fork holds, so what git writes for it is bounded by the kernel, not
+by git's good will: every command runs under a file size limit (RLIMIT_FSIZE, set by ``ulimit
+-f`` in the ``sh`` that execs git), and a git that writes past it is killed by SIGXFSZ. The clone's
+pack may reach ``CLONE_BYTES``; the pack that fetches one lab file, the file's limit and a little
+(``PACK_SLACK``): a 300 MiB file that does not compress is stopped a little after 1 MiB, and one
+that does (zeros) arrives small and is measured, then refused. ``core.bigFileThreshold`` makes
+git's index-pack hash such a file as it streams instead of holding it in memory.
+
 The clone is bare, of the default branch only, and blobless (``--filter=blob:none``): every
 commit and tree, which the history checks need and which weigh little, but no file's content
 until asked for, when git fetches that one blob. A depth-limited clone would cut the history
@@ -27,6 +35,7 @@ outlives it is killed with every process it started; its output is read up to a 
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import re
 import signal
@@ -39,6 +48,8 @@ from pathlib import Path
 
 MAX_OUTPUT = 64 << 20  # a first-parent history of a million commits is about 50 MiB of "time sha" lines
 MAX_MESSAGE = 2000  # of git's stderr, for the one line that says why
+CLONE_BYTES = 256 << 20  # the largest file git may write for a fork: the clone's pack of commits and trees
+PACK_SLACK = 64 << 10  # a pack's headers and zlib's few bytes per block over a blob's own bytes
 SHA = re.compile(r"^[0-9a-f]{40}([0-9a-f]{24})?$")  # SHA-1 or SHA-256 object names
 REGULAR_FILE_MODES = ("100644", "100755")
 # Every command: no prompt, no hook, no transport but these three, no pager, no fsmonitor.
@@ -51,7 +62,13 @@ CONFIG = (
     "core.askPass=",
     "core.fsmonitor=false",
     "credential.interactive=false",
+    "core.bigFileThreshold=1m",  # a larger blob is hashed as it streams in, never held whole in memory
 )
+# git, execed by a shell that sets the kernel's bound on the size of any file it writes ($0: 512-byte blocks).
+# SIGXFSZ ignored, a write past it fails with EFBIG, which git reports in words ("File too large"); killed by
+# the signal instead, the index-pack of a clone dies unnamed ("fetch-pack: invalid index-pack output").
+WITH_FILE_LIMIT = ("sh", "-c", 'trap "" XFSZ; ulimit -f "$0" && exec "$@"')
+TOO_LARGE_SAID = (os.strerror(errno.EFBIG).encode(), f"died of signal {int(signal.SIGXFSZ)}".encode())
 
 
 _running: set[subprocess.Popen] = set()  # every git command running now, for stop_all
@@ -60,6 +77,10 @@ _running_lock = threading.Lock()
 
 class GitError(Exception):
     """A git command failed or ran out of time: one line saying why (the student's problem, not the grader's)."""
+
+
+class FileLimitReached(GitError):
+    """The kernel stopped git writing a file past the command's bound (SIGXFSZ): the fork holds more than that."""
 
 
 def git_version() -> str | None:
@@ -118,14 +139,19 @@ class Fork:
         self.env = _environment()
         self.stop = stop or threading.Event()  # set: start no other command (the collection was interrupted)
 
-    def _run(self, args: list[str], *, limit: int = MAX_OUTPUT, check: bool = True) -> tuple[int, bytes]:
-        """Run ``git args``; its exit status and stdout (GitError when it fails, if ``check``)."""
+    def _run(
+        self, args: list[str], *, limit: int = MAX_OUTPUT, check: bool = True, file_bytes: int | None = None
+    ) -> tuple[int, bytes]:
+        """Run ``git args``, no file it writes larger than ``file_bytes`` (default CLONE_BYTES); its exit status
+        and stdout (GitError when it fails, if ``check``; FileLimitReached when the kernel stopped it there)."""
+        file_bytes = CLONE_BYTES if file_bytes is None else file_bytes
         if self.stop.is_set():
             raise GitError("the collection was interrupted")
         left = self.ends - time.monotonic()
         if left <= 0:
             raise GitError(f"git took longer than {self.timeout:g} s for this fork")
-        command = ["git", *(part for c in CONFIG for part in ("-c", c)), *args]
+        blocks = str(-(-file_bytes // 512))
+        command = [*WITH_FILE_LIMIT, blocks, "git", *(part for c in CONFIG for part in ("-c", c)), *args]
         with tempfile.TemporaryFile() as errors:
             process = subprocess.Popen(
                 command,
@@ -168,17 +194,25 @@ class Fork:
                 raise GitError("the collection was interrupted")
             if timed_out.is_set():
                 raise GitError(f"git took longer than {self.timeout:g} s for this fork")
-            if status != 0 and check:
+            if status != 0:
                 errors.seek(0)
-                raise GitError(_one_line(errors.read(MAX_MESSAGE)))
+                said = errors.read(MAX_MESSAGE)
+                if any(words in said for words in TOO_LARGE_SAID):  # LC_ALL=C: the C library's words
+                    raise FileLimitReached(f"git was stopped writing a file of more than {file_bytes >> 10} KiB")
+                if check:
+                    raise GitError(_one_line(said))
         return status, out
 
     def clone(self) -> None:
         """Bare and blobless, the default branch only, no tags, no template (so no hook)."""
-        self._run(
-            ["clone", "--bare", "--filter=blob:none", "--single-branch", "--no-tags", "--template=", "--quiet"]
-            + ["--", self.url, str(self.folder)]
-        )
+        try:
+            self._run(
+                ["clone", "--bare", "--filter=blob:none", "--single-branch", "--no-tags", "--template=", "--quiet"]
+                + ["--", self.url, str(self.folder)]
+            )
+        except FileLimitReached:
+            # Commits and trees alone; every file too from a server that cannot leave them out.
+            raise GitError(f"git was stopped at {CLONE_BYTES >> 20} MiB fetching its history") from None
 
     def _in_clone(self, *args: str, **kwargs) -> tuple[int, bytes]:
         return self._run(["-C", str(self.folder), *args], **kwargs)
@@ -219,9 +253,14 @@ class Fork:
                 return TreeEntry(mode, kind, sha)
         return None
 
-    def blob_size(self, sha: str) -> int:
-        """The blob's size in bytes, asked before any of it is read (git fetches it into the clone if need be)."""
-        _, out = self._in_clone("cat-file", "-s", sha)
+    def blob_size(self, sha: str, most: int) -> int | None:
+        """The blob's size in bytes, asked before any of it is read; None: more than ``most`` bytes, which git
+        was stopped fetching. git fetches it into the clone if need be, in a pack the kernel holds to ``most``
+        bytes and ``PACK_SLACK``: a larger blob that compresses well arrives whole and is measured."""
+        try:
+            _, out = self._in_clone("cat-file", "-s", sha, file_bytes=most + PACK_SLACK)
+        except FileLimitReached:
+            return None
         return int(out.strip())
 
     def blob(self, sha: str, limit: int) -> bytes:
