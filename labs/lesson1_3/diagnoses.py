@@ -473,7 +473,11 @@ def first_rows(got, right, never_zeroed, n: int, rerun) -> str:
 def without_zeroing(got, zeroed) -> str:
     """Why rows of a run with zero_grad=False equal ``zeroed``, the rows of a run that resets."""
     if near(got, zeroed):
-        return "with zero_grad=False your rows equal the zeroed run's: the gradients are reset whatever zero_grad says"
+        return (
+            "with zero_grad=False your rows equal the zeroed run's: the gradients are reset whatever zero_grad says "
+            "(or w and b are no longer leaves: an update written w = w - lr * w.grad makes w a node computed from "
+            "others, whose gradient backward() resets; update w.data instead)"
+        )
     return ""
 
 

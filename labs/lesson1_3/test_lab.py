@@ -31,6 +31,7 @@ from grader.testing import (
     fail,
     graded,
     numerical_gradient,
+    read_each,
     searching,
 )
 from grader.testing.graphs import SCALAR_GRAPH_SETTINGS, check_random_graphs, scalar_graphs
@@ -46,7 +47,9 @@ NOISY_STEPS = 800  # enough for the fit to settle on the least-squares line (exe
 
 
 def grads(*values):
-    return [as_float(v.grad, f"input {i}'s .grad") for i, v in enumerate(values)]
+    """Each value's .grad as a float, read at once (behind the wall, in one round trip), checked in turn."""
+    reads = read_each([(v, "grad") for v in values])
+    return [as_float(take(), f"input {i}'s .grad") for i, take in enumerate(reads)]
 
 
 def expect_diagnosed(got, expected, what: str, diagnose, fallback: str = "", **tolerances):
@@ -173,6 +176,18 @@ def neuron(w1, w2, b, x1, x2):
     return math.tanh(w1 * x1 + w2 * x2 + b)
 
 
+def squared_times(a, b):
+    return a * a * b
+
+
+# numerical_derivative(squared_times, [2, 3], 0): a copy of args that holds ints only (a numpy array made from
+# them) stores 2 + h as 2, so both sides of the difference are the same and the estimate is 0.
+INT_ARGS = (
+    "args may hold ints: nudge a copy made with list(args) (a numpy array of ints is the wrong type for the "
+    "copy: it truncates x + h back to x)"
+)
+
+
 @graded(task="engine", points=4, hint="tanh's derivative is 1 - tanh**2; x2 = 0 makes w2's gradient exactly 0")
 def test_engine_neuron_matches_finite_differences_to_six_places():
     w1, w2, bias, x1, x2 = (lab.Value(v) for v in NEURON)
@@ -193,7 +208,10 @@ def test_engine_neuron_matches_finite_differences_to_six_places():
 
 
 UPSTREAM = "times the gradient arriving from above"
-FAR_OUT = "far from 0, e**x overflows: compute tanh with math.tanh, or from e**-2|x|, which stays small"
+FAR_OUT = (
+    "far from 0, e**x and cosh(x) overflow: compute tanh with math.tanh, or from e**-2|x|, which stays small, "
+    "and its local derivative as 1 - t*t from that t"
+)
 POW_AT_ZERO = "x**k's local derivative k * x**(k - 1) is 0 at x = 0: written as k * out.data / x, it divides by zero"
 
 # Each operation sits under a factor 3 or another operation, so its rule must use out.grad.
@@ -237,8 +255,9 @@ def test_engine_operations(case):
         hint=diagnoses.forward_value(lab.Value, f, inputs, got) or FORWARD_HINT,
     )
     check_scalar_gradients(lab.Value, f, inputs, f"Value {case}", hint=hint)
-    if case == "tanh":  # far out, where e**2x overflows: (e**2x - 1) / (e**2x + 1) is inf / inf there
-        check_scalar_gradients(lab.Value, lambda x: x.tanh(), [400.0], "Value tanh at 400", error_hint=FAR_OUT)
+    if case == "tanh":  # far out on both sides: e**2x overflows at 800, e**-2x at -800, cosh(x) beyond 710 on either
+        for far in (800.0, -800.0):
+            check_scalar_gradients(lab.Value, lambda x: x.tanh(), [far], f"Value tanh at {far:g}", error_hint=FAR_OUT)
     if case == "pow":  # at 0, where k * x**(k - 1) is 0 and a rule written as k * out.data / x divides by zero
         check_scalar_gradients(
             lab.Value,
@@ -370,6 +389,9 @@ def test_numerical_derivative_picks_argument_i_and_leaves_args_alone():
             rtol=0,
             hint=hint or "move args[i] by ±h, and no other argument",
         )
+    got = as_float(lab.numerical_derivative(squared_times, [2, 3], 0), "numerical_derivative(f, [2, 3], 0)")
+    expected = central(squared_times, [2.0, 3.0], 0)
+    expect_close(got, expected, "the derivative of a * a * b at the ints (2, 3) in a", atol=1e-6, rtol=0, hint=INT_ARGS)
 
 
 @graded(task="numeric", points=3, hint="the engine and the estimate must agree to six decimal places")
@@ -398,8 +420,17 @@ def softmax(z):
 def run_softmax(logits, target):
     values = [lab.Value(v) for v in logits]
     probs, loss = lab.softmax_cross_entropy(values, target)
-    got_probs = np.array([as_float(p.data, f"probs[{i}].data") for i, p in enumerate(probs)])
-    got_loss = as_float(loss.data, "loss.data")
+    probs = list(probs)
+    reads = read_each([*((p, "data") for p in probs), (loss, "data"), *((v, "data") for v in values)])
+    got_probs = np.array([as_float(reads[i](), f"probs[{i}].data") for i in range(len(probs))])
+    got_loss = as_float(reads[len(probs)](), "loss.data")
+    after = [as_float(take(), f"logits[{i}].data") for i, take in enumerate(reads[len(probs) + 1 :])]
+    if after != [float(v) for v in logits]:
+        fail(
+            f"softmax_cross_entropy changed the caller's logits: their .data {list(logits)} became {after}",
+            "subtract the largest logit in the graph, as new Values (v - m): never in place (v.data -= m), which "
+            "every other use of those logits would then see",
+        )
     loss.backward()
     return got_probs, got_loss, np.array(grads(*values))
 
