@@ -173,6 +173,16 @@ def chain_of_additions(Tensor, length):
     return x, x.grad, Chain(nodes, was_enabled)
 
 
+def data_after_the_caller_changes_it(Tensor):
+    """Tensor(a), then the caller adds 10 to a in place: the tensor's .data (a leaf holds a copy of its data).
+    Run beside the code: behind the wall an array the test sends is the worker's copy, which the test cannot
+    change afterwards."""
+    a = np.array([1.0, 2.0, 3.0])
+    t = Tensor(a)
+    a += 10.0
+    return t.data
+
+
 # The functions some gradcheck tests hand to the code's gradcheck and numerical_grad, which call them
 # 1 + 2n times for n input entries: run here, beside the code, they cost no round trip back to the test.
 # Each one reads a value of the engine, so it cannot be recorded (grader.testing.recorded).

@@ -122,6 +122,10 @@ FAR_OUT = (
     "(1 / (1 + exp(-x)), np.tanh), not inf / inf, which is nan"
 )
 POW_AT_ZERO = "d(x**k)/dx = k * x**(k - 1), which is 0 at x = 0: written as k * out.data / x, it divides by zero there"
+LOG_NEAR_ZERO = (
+    "the local derivative of log is exactly 1/x, near 0 too: an epsilon added in the rule, 1/(x + 1e-8), "
+    "is a tenth off at x = 1e-7"
+)
 UNARY_CASES = {
     "exp": (lambda x: x.exp(), 0.7),
     "log": (lambda x: x.log(), 1.3),
@@ -143,6 +147,10 @@ def test_value_unary_functions(case):
     for at in points if isinstance(points, tuple) else (points,):
         hint = POW_AT_ZERO if at == 0 else FAR_OUT if abs(at) > 100 else ""
         check_scalar_gradients(lab.Value, f, [at], f"Value {case} at {at:g}", hint=hint, error_hint=hint)
+    if case == "log":  # near 0, against 1/x itself (central differences of log are no oracle there)
+        x = lab.Value(1e-7)
+        x.log().backward()
+        expect_close(as_float(x.grad, "x.grad"), 1e7, "d log(x)/dx at x = 1e-7", rtol=1e-9, hint=LOG_NEAR_ZERO)
 
 
 REFLECTED = (
@@ -331,6 +339,14 @@ def test_tensor_construction():
         expect_close(grad, np.zeros(shape), f"{made}.grad before backward()")
         if tuple(reads[2]()) != shape or reads[3]() != len(shape):
             fail(f"{made}: expected shape {shape} and ndim {len(shape)}, got {reads[2]()} and {reads[3]()}")
+    kept = as_array(beside(loops.data_after_the_caller_changes_it, lab.Tensor), "Tensor(a).data")
+    expect_close(
+        kept,
+        [1.0, 2.0, 3.0],
+        "Tensor(a).data with a = [1, 2, 3], after the caller adds 10 to a in place",
+        hint="Tensor(data) keeps a copy (np.array, not np.asarray): a tensor that is an alias of the caller's "
+        "array changes when the caller changes it",
+    )
 
 
 @graded(task="tensor", points=1, hint="backward(grad) starts from the grad it is given: here x.grad = 2 * grad")
@@ -350,6 +366,16 @@ def test_backward_with_explicit_seed():
             seed=[1.0, 0.0, -1.0],
             hint="backward(grad) starts from the grad it is given: here x.grad = 2 * grad",
         )
+    # A single-element output given a seed starts from that seed too, not from 1.
+    x = lab.Tensor([2.0])
+    (x * 2.0).backward(given(np.array([3.0])))
+    expect_close(
+        as_array(x.grad, "x.grad"),
+        [6.0],
+        "x.grad after (x * 2).backward([3]) with x = [2]",
+        hint="backward(grad) uses the seed it is given whatever the output's size: a single-element output "
+        "starts from 1 only when no grad is given",
+    )
 
 
 def weighted(out, seed=7):
@@ -387,7 +413,12 @@ GRADCHECK_CASES = {
         [normal(3, 1), normal(1, 4, seed=1)],
         f"d(a*b)/da = b and d(a*b)/db = a; {STRETCHED}",
     ),
-    "pow": (lambda a: weighted(a**3 + a**-0.5), [positive(2, 3)], "d(x**k)/dx = k * x**(k-1)"),
+    # negative bases too: a rule or a forward written with abs(x) is right only where x > 0
+    "pow": (
+        lambda a, b: weighted(a**3 + a**-0.5) + weighted(b**2 + b**3, seed=8),
+        [positive(2, 3), normal(2, 3, seed=1)],
+        "d(x**k)/dx = k * x**(k-1)",
+    ),
     "div_broadcast": (
         lambda a, b: weighted(a / b),
         [normal(2, 3), positive(3, seed=1)],
@@ -434,7 +465,7 @@ GRADCHECK_CASES = {
     ),
     # Not only leading axes: a gradient broadcast without the averaged axes put back fails here.
     "mean_over_two_axes": (
-        lambda a: weighted(a.mean(axis=(0, 2))),
+        lambda a: weighted(a.mean(axis=(0, 2))) + a.mean() * 3.0,  # and over every axis: N is all 24 entries
         [normal(2, 3, 4)],
         "a mean over N entries is the sum times 1/N",
     ),
@@ -475,6 +506,12 @@ def test_tensor_gradcheck(case):
         # put the summed axis back before broadcasting the gradient: a review)
         forward_hint=f"the forward computation of {case} is wrong; fix it before looking at gradients",
     )
+    if case == "log":  # near 0, against 1/x itself (central differences of log are no oracle there)
+        x = lab.Tensor([1e-7, 0.5])
+        x.log().sum().backward()
+        expect_close(
+            as_array(x.grad, "x.grad"), [1e7, 2.0], "d log(x)/dx at x = [1e-7, 0.5]", rtol=1e-9, hint=LOG_NEAR_ZERO
+        )
 
 
 @pytest.mark.parametrize("case", list(REUSE_CASES))
@@ -661,21 +698,28 @@ def test_tensor_relu_gradient_is_zero_at_zero():
     hint="each case names the operation and the shape it must give",
 )
 def test_shape_operations_forward():
-    t = lab.Tensor(given(normal(2, 3, 4)))
+    data = normal(2, 3, 4)
+    t = lab.Tensor(given(data))
     reshape = "reshape(*shape) also accepts one tuple, reshape((6, 4))"
     transpose = "transpose(axis1=-2, axis2=-1) swaps two axes only, by default the last two"
-    keepdims = "with keepdims=True the summed axes stay, with size 1"
-    for text, expr, shape, hint in (
-        ("reshape(4, 6)", lambda: t.reshape(4, 6), (4, 6), reshape),
-        ("reshape((6, 4))", lambda: t.reshape((6, 4)), (6, 4), reshape),
-        ("transpose()", lambda: t.transpose(), (2, 4, 3), transpose),
-        ("transpose(0, 1)", lambda: t.transpose(0, 1), (3, 2, 4), transpose),
-        ("sum(axis=-1, keepdims=True)", lambda: t.sum(axis=-1, keepdims=True), (2, 3, 1), keepdims),
-        ("mean(axis=(0, 2))", lambda: t.mean(axis=(0, 2)), (3,), "mean(axis=(0, 2)) averages over both axes"),
-        ("mean(axis=1, keepdims=True)", lambda: t.mean(axis=1, keepdims=True), (2, 1, 4), keepdims),
+    keepdims = "with keepdims=True the summed axes stay, with size 1, also when no axis is given (all of them)"
+    mean = "mean divides the sum by the number of entries it averages (a wrong factor: len(data) counts one axis)"
+    for text, expr, expected, hint in (
+        ("reshape(4, 6)", lambda: t.reshape(4, 6), data.reshape(4, 6), reshape),
+        ("reshape((6, 4))", lambda: t.reshape((6, 4)), data.reshape(6, 4), reshape),
+        ("transpose()", lambda: t.transpose(), data.swapaxes(1, 2), transpose),
+        ("transpose(0, 1)", lambda: t.transpose(0, 1), data.swapaxes(0, 1), transpose),
+        ("sum(axis=-1, keepdims=True)", lambda: t.sum(axis=-1, keepdims=True), data.sum(-1, keepdims=True), keepdims),
+        ("sum(keepdims=True)", lambda: t.sum(keepdims=True), data.sum(keepdims=True), keepdims),
+        ("mean(axis=(0, 2))", lambda: t.mean(axis=(0, 2)), data.mean((0, 2)), "mean(axis=(0, 2)) averages both"),
+        ("mean(axis=1, keepdims=True)", lambda: t.mean(axis=1, keepdims=True), data.mean(1, keepdims=True), keepdims),
+        ("mean(keepdims=True)", lambda: t.mean(keepdims=True), data.mean(keepdims=True), keepdims),
+        ("mean()", lambda: t.mean(), data.mean(), mean),
     ):
         what = f"t.{text} on a (2, 3, 4) tensor"
-        expect_shape(as_array(expr().data, f"{what}: the result's .data").shape, shape, what, hint)
+        got = as_array(expr().data, f"{what}: the result's .data")
+        expect_shape(got.shape, expected.shape, what, hint)
+        expect_close(got, expected, what, hint=hint)
 
 
 # Random graphs (Hypothesis, from a fixed seed): broadcasting, reductions, reshapes, transposes, matmul and
@@ -782,6 +826,21 @@ def test_exercise_b_division():
     a_grad, b_grad = read_each([(a, "grad"), (b, "grad")])
     expect_close(as_array(a_grad(), "a.grad"), 1 / b_data, "d(a/b)/da", rtol=1e-9)
     expect_close(as_array(b_grad(), "b.grad"), -a_data / b_data**2, "d(a/b)/db", rtol=1e-9)
+    # `other` may be a numpy array, of ints too: numpy refuses ints to a negative power (an int array ** -1)
+    int_divisor = (
+        "other may be an int array: numpy refuses ints to a negative power (x ** -1 of an int array, the wrong "
+        "type for it), so make other float first, np.asarray(other, dtype=np.float64)"
+    )
+    with explained_errors(lambda c: c / np.array([2, 4, 5]), [a_data], int_divisor):
+        c = lab.Tensor(given(a_data))
+        (c / given(np.array([2, 4, 5]))).sum().backward()
+        expect_close(
+            as_array(c.grad, "c.grad"),
+            np.broadcast_to(1 / np.array([2.0, 4.0, 5.0]), (2, 3)),
+            "d(c / other)/dc, other an int array [2, 4, 5]",
+            rtol=1e-9,
+            hint=int_divisor,
+        )
 
 
 @pytest.mark.parametrize("shape", [(3, 4), (4, 4)], ids=["3x4", "4x4_square"])

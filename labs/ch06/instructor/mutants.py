@@ -604,6 +604,7 @@ MUTANTS = [
             "test_backward_diamond_needs_topological_order",
             "test_backward_with_explicit_seed",
             "test_broadcast_gradients_have_operand_shapes",
+            "test_exercise_b_division",
             "test_exercise_f_composed_softmax_and_cross_entropy",
             "test_matmul_broadcasts_leading_axes",
             "test_tensor_gradcheck[add_bias_broadcast]",
@@ -1099,6 +1100,7 @@ MUTANTS = [
         old="scale = 1.0 / count",
         new="scale = 1.0 / self.data.size",
         caught_by={
+            "test_shape_operations_forward",
             "test_tensor_gradcheck[mean_over_two_axes]",
             "test_tensor_random_graphs",
         },
@@ -1111,6 +1113,7 @@ MUTANTS = [
         old="count *= self.shape[a]",
         new="count = self.shape[a]",
         caught_by={
+            "test_shape_operations_forward",
             "test_tensor_gradcheck[mean_over_two_axes]",
             "test_tensor_gradcheck[two_layer_tanh_network]",
             "test_xor_training_reproduces_the_chapter",
@@ -1649,6 +1652,7 @@ MUTANTS = [
             "test_backward_with_explicit_seed",
             "test_backward_without_seed_needs_a_single_element",
             "test_broadcast_gradients_have_operand_shapes",
+            "test_exercise_b_division",
             "test_exercise_e_sigmoid[scaled_by_4]",
             "test_exercise_f_composed_softmax_and_cross_entropy",
             "test_gradcheck_rejects_a_multi_element_output",
@@ -2198,6 +2202,137 @@ MUTANTS = [
         new="return other + self",
         caught_by={
             "test_tensor_gradcheck[neg_and_numbers]",
+        },
+    ),
+    Mutant(
+        name="tensor_leaf_keeps_the_callers_array",
+        kind="alias",
+        bug="Tensor.__init__ keeps a leaf's data with np.asarray: the tensor is an alias of the caller's array",
+        within="Tensor.__init__",
+        old="np.asarray(data, dtype=np.float64) if _parents else np.array(data, dtype=np.float64)",
+        new="np.asarray(data, dtype=np.float64)",
+        caught_by={
+            "test_tensor_construction",
+        },
+    ),
+    Mutant(
+        name="tensor_div_powers_an_int_array",
+        kind="numbers",
+        bug="Tensor.__truediv__ divides by any other as self * other**-1: numpy refuses ints to a negative power",
+        within="Tensor.__truediv__",
+        old="return self * (1.0 / np.array(other, dtype=np.float64))",
+        new="return self * other**-1",
+        caught_by={
+            "test_exercise_b_division",
+        },
+    ),
+    Mutant(
+        name="tensor_sum_drops_keepdims_without_axis",
+        kind="axis",
+        bug="Tensor.sum special-cases axis=None as data.sum(), dropping keepdims=True",
+        within="Tensor.sum",
+        old='out = Tensor(self.data.sum(axis=axes, keepdims=keepdims), (self,), "sum")',
+        new=(
+            "out = Tensor(self.data.sum() if axis is None else self.data.sum(axis=axes, keepdims=keepdims), "
+            '(self,), "sum")'
+        ),
+        caught_by={
+            "test_shape_operations_forward",
+        },
+    ),
+    Mutant(
+        name="tensor_mean_drops_keepdims_without_axis",
+        kind="axis",
+        bug="Tensor.mean special-cases axis=None as data.sum(), dropping keepdims=True",
+        within="Tensor.mean",
+        old='out = Tensor(self.data.sum(axis=axes, keepdims=keepdims) * scale, (self,), "mean")',
+        new=(
+            "out = Tensor((self.data.sum() if axis is None else self.data.sum(axis=axes, keepdims=keepdims)) * scale, "
+            '(self,), "mean")'
+        ),
+        caught_by={
+            "test_shape_operations_forward",
+        },
+    ),
+    Mutant(
+        name="tensor_log_rule_adds_an_epsilon",
+        kind="derivative",
+        bug="Tensor.log's rule divides by x + 1e-8 'for stability': a tenth off at x = 1e-7",
+        within="Tensor.log",
+        old="self._receive(grad / self.data)",
+        new="self._receive(grad / (self.data + 1e-8))",
+        caught_by={
+            "test_tensor_gradcheck[log]",
+        },
+    ),
+    Mutant(
+        name="value_log_rule_adds_an_epsilon",
+        kind="derivative",
+        bug="Value.log's rule divides by x + 1e-8 'for stability': a tenth off at x = 1e-7",
+        within="Value.log",
+        old="self.grad += out.grad / self.data",
+        new="self.grad += out.grad / (self.data + 1e-8)",
+        caught_by={
+            "test_value_unary_functions[log]",
+        },
+    ),
+    Mutant(
+        name="tensor_backward_ignores_the_seed_of_one_element",
+        kind="seed",
+        bug="Tensor.backward seeds a single-element output with 1 even when given a grad",
+        within="Tensor.backward",
+        old="if grad is None:\n            if self.data.size != 1:",
+        new="if grad is None or self.data.size == 1:\n            if self.data.size != 1:",
+        caught_by={
+            "test_backward_with_explicit_seed",
+            "test_deep_graph_does_not_recurse",
+        },
+    ),
+    Mutant(
+        name="tensor_pow_rule_takes_abs",
+        kind="sign",
+        named=False,
+        bug="Tensor.__pow__'s rule uses abs(x) ** (k - 1) (to avoid nan): a negative base's gradient loses its sign",
+        within="Tensor.__pow__",
+        old="self._receive(k * self.data ** (k - 1) * grad)",
+        new="self._receive(k * np.abs(self.data) ** (k - 1) * grad)",
+        caught_by={
+            "test_tensor_gradcheck[pow]",
+            "test_tensor_gradcheck[two_layer_tanh_network]",
+            "test_tensor_random_graphs",
+            "test_xor_training_reproduces_the_chapter",
+            "test_xor_without_zeroing_overshoots",
+        },
+    ),
+    Mutant(
+        name="tensor_pow_forward_takes_abs",
+        kind="sign",
+        named=False,
+        bug="Tensor.__pow__ computes abs(x) ** k: an odd power of a negative base loses its sign",
+        within="Tensor.__pow__",
+        old='out = Tensor(self.data**k, (self,), f"**{k}")',
+        new='out = Tensor(np.abs(self.data) ** k, (self,), f"**{k}")',
+        caught_by={
+            "test_tensor_gradcheck[pow]",
+            "test_tensor_random_graphs",
+            "test_tensor_used_twice_gets_all_contributions[(x / 2) * x / x]",
+        },
+    ),
+    Mutant(
+        name="tensor_mean_counts_the_first_axis",
+        kind="factor",
+        named=False,
+        bug="Tensor.mean over every axis divides by len(data), the first axis's length, not the count of entries",
+        within="Tensor.mean",
+        old="count = 1\n        for a in axes:\n            count *= self.shape[a]",
+        new=(
+            "if axis is None:\n            count = len(self.data)\n        else:\n"
+            "            count = 1\n            for a in axes:\n                count *= self.shape[a]"
+        ),
+        caught_by={
+            "test_shape_operations_forward",
+            "test_tensor_gradcheck[mean_over_two_axes]",
+            "test_tensor_gradcheck[two_layer_tanh_network]",
         },
     ),
 ]
