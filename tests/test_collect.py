@@ -359,7 +359,7 @@ def test_the_clone_is_blobless_and_bare(collected, tmp_path):
     size = sum(p.stat().st_size for p in (tmp_path / "clone").rglob("*") if p.is_file())
     assert size < 200_000, size  # every commit and tree, not alice's 3 MiB of data
     entry = fork.entry(shas["alice"][1], STARTER)
-    assert fork.blob(entry.sha, fork.blob_size(entry.sha, 1 << 20)).decode() == BUGGY  # fetched alone, when asked
+    assert fork.blob(entry.sha, fork.object_of(entry.sha, 1 << 20)[1]).decode() == BUGGY  # fetched alone, when asked
     assert [c.sha for c in fork.first_parent_history()] == shas["alice"][::-1]
 
 
@@ -376,12 +376,12 @@ def test_a_file_too_large_to_read_is_never_fetched_whole_the_kernel_stops_git(tm
     clone.clone()
     entry = clone.entry(sha, STARTER)
     limit = 1 << 20
-    assert clone.blob_size(entry.sha, limit) is None
+    assert clone.object_of(entry.sha, limit) is None
     left = list((tmp_path / "clone" / "objects" / "pack").glob("tmp_pack_*"))
     assert left and max(p.stat().st_size for p in left) <= limit + git.PACK_SLACK  # the write the kernel cut
     assert not _files_over(tmp_path / "clone", limit + git.PACK_SLACK)
     # Without the kernel's bound the same command fetches all 6 MiB: what the bound is for.
-    assert clone.blob_size(entry.sha, 64 << 20) == 6 << 20
+    assert clone.object_of(entry.sha, 64 << 20) == ("blob", 6 << 20)
     assert _files_over(tmp_path / "clone", 6 << 20)
     # The whole collection says so, in intake's words (no size: it was never read whole).
     roster = _roster(tmp_path / "roster.csv", [("ivy", fork.url)])
@@ -404,6 +404,101 @@ def test_a_history_past_the_clones_bound_is_stopped_by_the_kernel(tmp_path, monk
         clone.clone()
     monkeypatch.setattr(git, "CLONE_BYTES", 8 << 20)
     clone.clone()  # the same fork within a larger bound
+
+
+def test_a_history_that_expands_past_gits_memory_bound_is_stopped_by_the_kernel(tmp_path, monkeypatch):
+    """git holds a commit whole: a review's 17 KB fork expanded to a 4 GiB commit (4.2 GB in index-pack). Under
+    the kernel's bound on git's memory (RLIMIT_DATA, lowered here to 32 MiB for a 64 MiB commit message) the
+    allocation fails and the fork is unreachable with the reason; within the default bound the same fork clones."""
+    fork = Fork(tmp_path, "kim")
+    message = tmp_path / "message"
+    message.write_bytes(b"a" * (64 << 20))
+    (fork.work / "notes.md").write_text("x\n")
+    _git("add", "-A", cwd=fork.work)
+    _git("commit", "-q", "-F", str(message), cwd=fork.work, date=_date(-HOUR))
+    _git("push", "-q", "origin", "HEAD:main", cwd=fork.work)
+    monkeypatch.setattr(git, "GIT_MEMORY", 32 << 20)
+    with pytest.raises(git.GitError, match=r"^git was stopped at 32 MiB of memory fetching its history$"):
+        git.Fork(fork.url, tmp_path / "clone", timeout=60).clone()
+    monkeypatch.undo()
+    git.Fork(fork.url, tmp_path / "clone2", timeout=60).clone()
+
+
+def _object(bare: Path, kind: str, data: bytes) -> str:
+    done = subprocess.run(
+        ["git", "hash-object", "-t", kind, "--literally", "-w", "--stdin"], cwd=bare, input=data, capture_output=True
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout.decode().strip()
+
+
+def _tree(bare: Path, *entries: tuple[str, str, str]) -> str:
+    """A tree written as given (mode, name, object), in that order and unchecked: what a hostile fork can push."""
+    return _object(bare, "tree", b"".join(f"{m} {n}".encode() + b"\0" + bytes.fromhex(sha) for m, n, sha in entries))
+
+
+def _commit_tree(bare: Path, tree: str, offset: int) -> str:
+    sha = _git("commit-tree", tree, "-m", "crafted", cwd=bare, date=_date(offset))
+    _git("update-ref", "refs/heads/main", sha, cwd=bare)
+    _git("symbolic-ref", "HEAD", "refs/heads/main", cwd=bare)
+    return sha
+
+
+def test_a_file_entry_naming_a_tag_or_behind_a_folder_named_twice_is_not_collected(tmp_path):
+    """Two trees git itself never writes, which a review pushed: (1) the lab file's entry names a tag of a small
+    blob (cat-file -s measured the tag, cat-file blob read the blob); (2) the root names labs/ twice, the lab file
+    in the second, so that `git show COMMIT:PATH` (and the instructor's re-check) finds none. Neither is collected."""
+    forks = {name: Fork(tmp_path, name) for name in ("tag", "dup")}
+    tagged = forks["tag"].bare
+    blob = _object(tagged, "blob", CORRECT.encode())
+    tag = _object(tagged, "tag", f"object {blob}\ntype blob\ntag v1\ntagger S <s@e> 1700000000 +0000\n\nx\n".encode())
+    ch06 = _tree(tagged, ("100644", "starter.py", tag))
+    _commit_tree(tagged, _tree(tagged, ("40000", "labs", _tree(tagged, ("40000", LAB, ch06)))), -HOUR)
+    doubled = forks["dup"].bare
+    blob = _object(doubled, "blob", CORRECT.encode())
+    hidden = _tree(doubled, ("40000", LAB, _tree(doubled, ("100644", "starter.py", blob))))
+    shown = _tree(doubled, ("100644", "notes.md", _object(doubled, "blob", b"notes\n")))
+    _commit_tree(doubled, _tree(doubled, ("40000", "labs", shown), ("40000", "labs", hidden)), -HOUR)
+    roster = _roster(tmp_path / "roster.csv", [(n, f.url) for n, f in forks.items()])
+    status, output = _grader("collect", roster, "--deadline", DEADLINE, "--out", tmp_path / "out")
+    assert status == 0, output
+    students = _record(tmp_path / "out")
+    files = tmp_path / "out" / json.loads((tmp_path / "out" / "collection.json").read_text())["files"]
+    for name, problem in (
+        ("tag", "is a tag object, not a file's content"),
+        ("dup", "is not the file git shows at that path: not collected"),
+    ):
+        info = students[name]["versions"]["on-time"][STARTER]
+        assert info["problem"] == f"{STARTER} in commit {students[name]['commit'][:12]} {problem}", name
+        assert not (files / "on-time" / name).exists()
+
+
+def test_a_fork_collected_empty_after_the_deadline_then_showing_earlier_work_is_suspect(tmp_path):
+    """A review's fork aimed HEAD at a branch that does not exist, with its work on main, for the collection at
+    the deadline (empty), then aimed it at main: work dated before the deadline that the collection after the
+    deadline did not see is suspect, as a backdated push is on a fork that was read."""
+    deadline = datetime.now(timezone.utc).replace(microsecond=0) - timedelta(minutes=1)
+    shift = int(deadline.timestamp()) - DEADLINE_S
+    fork = Fork(tmp_path, "eve")
+    work = fork.commit(shift - HOUR, {STARTER: CORRECT})
+    _git("symbolic-ref", "HEAD", "refs/heads/elsewhere", cwd=fork.bare)
+    roster = _roster(tmp_path / "roster.csv", [("eve", fork.url)])
+    out = tmp_path / "out"
+
+    def collect() -> dict:
+        status, output = _grader("collect", roster, "--deadline", deadline.isoformat(), "--out", out)
+        assert status == 0, output
+        return _record(out)["eve"]
+
+    assert collect()["status"] == "empty"
+    _git("symbolic-ref", "HEAD", "refs/heads/main", cwd=fork.bare)
+    time.sleep(1.1)  # a later second: the collections' folders of files are told apart by their time
+    eve = collect()
+    assert eve["status"] == "suspect" and eve["commit"] == work
+    assert eve["problem"] == (
+        f"commit {work[:12]} is dated before the deadline but was not there when the fork was collected after it "
+        "(which graded nothing): pushed after the deadline"
+    )
 
 
 def test_no_hook_of_the_instructors_configuration_runs(tmp_path, monkeypatch):

@@ -40,21 +40,34 @@ def _read_file(fork: git.Fork, commit: str, path: str) -> tuple[dict, bytes | No
     if entry is None:
         return None
     where = f"{path} in commit {commit[:12]}"
+    if fork.found_at(commit, path) != entry.sha:  # a tree that names a folder twice: git shows another file, or none
+        return {"blob": entry.sha, "problem": f"{where} is not the file git shows at that path: not collected"}, None
     if entry.kind == "commit":
         return {"blob": entry.sha, "problem": f"{where} is a submodule, not a file"}, None
     if entry.kind != "blob":
         return {"blob": entry.sha, "problem": f"{where} is a folder, not a file"}, None
     if entry.mode not in git.REGULAR_FILE_MODES:  # 120000: the link's target is all git holds
         return {"blob": entry.sha, "problem": f"{where} is a symbolic link, not a file"}, None
-    size = fork.blob_size(entry.sha, intake.MAX_SUBMISSION_BYTES)
-    info = {"blob": entry.sha, "size": size}  # None: over the limit, stopped before git had it all
-    if size is None or size > intake.MAX_SUBMISSION_BYTES:
-        return {**info, "problem": verdicts.too_large(path, size, intake.MAX_SUBMISSION_BYTES).message}, None
+    measured = fork.object_of(entry.sha, intake.MAX_SUBMISSION_BYTES)
+    if measured is None:  # over the limit: git was stopped before it had the whole object
+        return {"blob": entry.sha, "size": None, "problem": _too_large(path, None)}, None
+    kind, size = measured
+    info = {"blob": entry.sha, "size": size}
+    if kind != "blob":  # a file's entry naming a tag: `cat-file blob` would read the tagged blob, unmeasured
+        return {**info, "problem": f"{where} is a {kind} object, not a file's content"}, None
+    if size > intake.MAX_SUBMISSION_BYTES:
+        return {**info, "problem": _too_large(path, size)}, None
     data = fork.blob(entry.sha, size)
     return {**info, "sha256": hashlib.sha256(data).hexdigest(), "problem": ""}, data
 
 
-READ_HISTORY = ("on-time", "late", "suspect", "missing")  # the statuses of a record that read the fork's history
+def _too_large(path: str, size: int | None) -> str:
+    return verdicts.too_large(path, size, intake.MAX_SUBMISSION_BYTES).message
+
+
+# The statuses of a record that read the fork's history. An empty one is a reading too: a commit dated before the
+# deadline that appears after it was collected empty was pushed late (or HEAD was aimed away from the work).
+READ_HISTORY = ("on-time", "late", "suspect", "missing", "empty")
 
 
 def _last_read(previous: dict | None) -> dict | None:

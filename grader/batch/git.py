@@ -12,13 +12,16 @@ agent) are used as they are; a helper that would open a window is told not to
 read at a commit with git's object commands, its size asked (``git cat-file -s``) before a
 byte of it is read.
 
-The student chooses what the fork holds, so what git writes for it is bounded by the kernel, not
-by git's good will: every command runs under a file size limit (RLIMIT_FSIZE, set by ``ulimit
--f`` in the ``sh`` that execs git), and a git that writes past it is killed by SIGXFSZ. The clone's
-pack may reach ``CLONE_BYTES``; the pack that fetches one lab file, the file's limit and a little
-(``PACK_SLACK``): a 300 MiB file that does not compress is stopped a little after 1 MiB, and one
-that does (zeros) arrives small and is measured, then refused. ``core.bigFileThreshold`` makes
-git's index-pack hash such a file as it streams instead of holding it in memory.
+The student chooses what the fork holds, so what git writes and holds for it is bounded by the
+kernel, not by git's good will: every command runs under a file size limit (RLIMIT_FSIZE, ``ulimit
+-f``) and a memory limit (RLIMIT_DATA, ``ulimit -d``), set in the ``sh`` that execs git. A write
+past the first fails (EFBIG, "File too large"), an allocation past the second too ("Out of
+memory"). The clone's pack may reach ``CLONE_BYTES``; the pack that fetches one lab file, the file's
+limit and a little (``PACK_SLACK``): a 300 MiB file that does not compress is stopped a little after
+1 MiB, and one that does (zeros) arrives small and is measured, then refused. Memory: git holds a
+commit or a tree whole, and a delta of a few hundred bytes can expand to gigabytes (a review's
+17 KB fork held a 4 GiB commit: 4.2 GB in index-pack); ``GIT_MEMORY`` stops that. A blob that is
+not a delta, git's index-pack hashes as it streams (``core.bigFileThreshold``).
 
 The clone is bare, of the default branch only, and blobless (``--filter=blob:none``): every
 commit and tree, which the history checks need and which weigh little, but no file's content
@@ -49,6 +52,7 @@ from pathlib import Path
 MAX_OUTPUT = 64 << 20  # a first-parent history of a million commits is about 50 MiB of "time sha" lines
 MAX_MESSAGE = 2000  # of git's stderr, for the one line that says why
 CLONE_BYTES = 256 << 20  # the largest file git may write for a fork: the clone's pack of commits and trees
+GIT_MEMORY = 1 << 30  # the heap and private mappings of one git command (a million commits need a fraction)
 PACK_SLACK = 64 << 10  # a pack's headers and zlib's few bytes per block over a blob's own bytes
 SHA = re.compile(r"^[0-9a-f]{40}([0-9a-f]{24})?$")  # SHA-1 or SHA-256 object names
 REGULAR_FILE_MODES = ("100644", "100755")
@@ -64,11 +68,13 @@ CONFIG = (
     "credential.interactive=false",
     "core.bigFileThreshold=1m",  # a larger blob is hashed as it streams in, never held whole in memory
 )
-# git, execed by a shell that sets the kernel's bound on the size of any file it writes ($0: 512-byte blocks).
-# SIGXFSZ ignored, a write past it fails with EFBIG, which git reports in words ("File too large"); killed by
-# the signal instead, the index-pack of a clone dies unnamed ("fetch-pack: invalid index-pack output").
-WITH_FILE_LIMIT = ("sh", "-c", 'trap "" XFSZ; ulimit -f "$0" && exec "$@"')
-TOO_LARGE_SAID = (os.strerror(errno.EFBIG).encode(), f"died of signal {int(signal.SIGXFSZ)}".encode())
+# git, execed by a shell that sets the kernel's bounds: on the size of any file it writes ($0: 512-byte blocks)
+# and on its memory ($1: KiB). SIGXFSZ ignored, a write past the first fails with EFBIG, which git reports in
+# words ("File too large"); killed by the signal instead, a clone's index-pack dies unnamed ("fetch-pack:
+# invalid index-pack output").
+WITH_LIMITS = ("sh", "-c", 'trap "" XFSZ; ulimit -f "$0" && ulimit -d "$1" && shift && exec "$@"')
+FILE_LIMIT_SAID = (os.strerror(errno.EFBIG).encode(), f"died of signal {int(signal.SIGXFSZ)}".encode())
+MEMORY_LIMIT_SAID = (b"Out of memory", os.strerror(errno.ENOMEM).encode())
 
 
 _running: set[subprocess.Popen] = set()  # every git command running now, for stop_all
@@ -79,8 +85,12 @@ class GitError(Exception):
     """A git command failed or ran out of time: one line saying why (the student's problem, not the grader's)."""
 
 
-class FileLimitReached(GitError):
-    """The kernel stopped git writing a file past the command's bound (SIGXFSZ): the fork holds more than that."""
+class LimitReached(GitError):
+    """The kernel stopped git at the command's bound on a file it writes or on its memory: the fork holds more."""
+
+    def __init__(self, message: str, *, memory: bool):
+        super().__init__(message)
+        self.memory = memory
 
 
 def git_version() -> str | None:
@@ -142,8 +152,9 @@ class Fork:
     def _run(
         self, args: list[str], *, limit: int = MAX_OUTPUT, check: bool = True, file_bytes: int | None = None
     ) -> tuple[int, bytes]:
-        """Run ``git args``, no file it writes larger than ``file_bytes`` (default CLONE_BYTES); its exit status
-        and stdout (GitError when it fails, if ``check``; FileLimitReached when the kernel stopped it there)."""
+        """Run ``git args``, no file it writes larger than ``file_bytes`` (default CLONE_BYTES), its memory within
+        GIT_MEMORY; its exit status and stdout (GitError when it fails, if ``check``; LimitReached when the
+        kernel stopped it at a bound, always)."""
         file_bytes = CLONE_BYTES if file_bytes is None else file_bytes
         if self.stop.is_set():
             raise GitError("the collection was interrupted")
@@ -151,7 +162,8 @@ class Fork:
         if left <= 0:
             raise GitError(f"git took longer than {self.timeout:g} s for this fork")
         blocks = str(-(-file_bytes // 512))
-        command = [*WITH_FILE_LIMIT, blocks, "git", *(part for c in CONFIG for part in ("-c", c)), *args]
+        memory = str(GIT_MEMORY >> 10)
+        command = [*WITH_LIMITS, blocks, memory, "git", *(part for c in CONFIG for part in ("-c", c)), *args]
         with tempfile.TemporaryFile() as errors:
             process = subprocess.Popen(
                 command,
@@ -197,8 +209,12 @@ class Fork:
             if status != 0:
                 errors.seek(0)
                 said = errors.read(MAX_MESSAGE)
-                if any(words in said for words in TOO_LARGE_SAID):  # LC_ALL=C: the C library's words
-                    raise FileLimitReached(f"git was stopped writing a file of more than {file_bytes >> 10} KiB")
+                if any(words in said for words in FILE_LIMIT_SAID):  # LC_ALL=C: the C library's words
+                    raise LimitReached(
+                        f"git was stopped writing a file of more than {file_bytes >> 10} KiB", memory=False
+                    )
+                if any(words in said for words in MEMORY_LIMIT_SAID):
+                    raise LimitReached(f"git was stopped at {GIT_MEMORY >> 20} MiB of memory", memory=True)
                 if check:
                     raise GitError(_one_line(said))
         return status, out
@@ -210,9 +226,10 @@ class Fork:
                 ["clone", "--bare", "--filter=blob:none", "--single-branch", "--no-tags", "--template=", "--quiet"]
                 + ["--", self.url, str(self.folder)]
             )
-        except FileLimitReached:
+        except LimitReached as exc:
             # Commits and trees alone; every file too from a server that cannot leave them out.
-            raise GitError(f"git was stopped at {CLONE_BYTES >> 20} MiB fetching its history") from None
+            bound = f"{GIT_MEMORY >> 20} MiB of memory" if exc.memory else f"{CLONE_BYTES >> 20} MiB"
+            raise GitError(f"git was stopped at {bound} fetching its history") from None
 
     def _in_clone(self, *args: str, **kwargs) -> tuple[int, bytes]:
         return self._run(["-C", str(self.folder), *args], **kwargs)
@@ -253,15 +270,23 @@ class Fork:
                 return TreeEntry(mode, kind, sha)
         return None
 
-    def blob_size(self, sha: str, most: int) -> int | None:
-        """The blob's size in bytes, asked before any of it is read; None: more than ``most`` bytes, which git
-        was stopped fetching. git fetches it into the clone if need be, in a pack the kernel holds to ``most``
-        bytes and ``PACK_SLACK``: a larger blob that compresses well arrives whole and is measured."""
+    def found_at(self, commit: str, path: str) -> str | None:
+        """The object git itself finds at ``path`` in ``commit`` (as `git show COMMIT:PATH` does), or None."""
+        status, out = self._in_clone("rev-parse", "--verify", "--quiet", f"{commit}:{path}", check=False)
+        sha = out.decode("ascii", "replace").strip()
+        return sha if status == 0 and SHA.match(sha) else None
+
+    def object_of(self, sha: str, most: int) -> tuple[str, int] | None:
+        """The object's type and size in bytes, asked before any of it is read (a tree entry's mode does not say:
+        a file's entry may name a tag); None: more than ``most`` bytes, which git was stopped fetching. git
+        fetches it into the clone if need be, in a pack the kernel holds to ``most`` bytes and ``PACK_SLACK``: a
+        larger object that compresses well arrives whole and is measured."""
         try:
-            _, out = self._in_clone("cat-file", "-s", sha, file_bytes=most + PACK_SLACK)
-        except FileLimitReached:
+            _, kind = self._in_clone("cat-file", "-t", sha, file_bytes=most + PACK_SLACK)
+        except LimitReached:
             return None
-        return int(out.strip())
+        _, size = self._in_clone("cat-file", "-s", sha)
+        return kind.decode("ascii", "replace").strip()[:20], int(size.strip())
 
     def blob(self, sha: str, limit: int) -> bytes:
         """The blob's content, at most ``limit`` bytes (GitError beyond)."""
