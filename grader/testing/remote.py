@@ -8,6 +8,7 @@ that an error is charged to the test that caused it.
 
 from __future__ import annotations
 
+import copy as copy_module
 import functools
 from collections.abc import Callable
 
@@ -17,15 +18,15 @@ from grader.harness import state
 from grader.wall.worker import snapshot_copy
 
 
-def given(array) -> np.ndarray:
-    """A private copy of ``array`` to pass to the code under test, which may keep it and change it:
-    the test never reads it again.
+def given(array):
+    """A private copy of ``array`` (a numpy array, or a list, nested lists too) to pass to the code under
+    test, which may keep it and change it: the test never reads it again.
 
-    Behind the wall a call that is passed an array waits for its reply, to copy back into the
-    test's array what the call changed in it; a copy given away has nobody to copy it back to,
-    so the call is sent without waiting (its errors still reach the test at its next wait).
+    Behind the wall a call that is passed an array or a list waits for its reply, to copy back into
+    the test's what the call changed in it; a copy given away has nobody to copy it back to, so the
+    call is sent without waiting (its errors still reach the test at its next wait).
     """
-    copy = np.array(array, copy=True)
+    copy = copy_module.deepcopy(array) if type(array) is list else np.array(array, copy=True)
     if state.current().behind_the_wall:
         from grader.wall.proxy import HandedOver
 
