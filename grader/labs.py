@@ -73,6 +73,9 @@ class Lab:
     helpers: tuple[str, ...] = ()  # files of the lab folder whose loops may run in the worker
     summary: str = ""  # what the student builds, in one line (the README's table of labs)
     hidden_tests: tuple[str, ...] = ()  # [hidden] tests: files under hidden/, relative to the folder
+    # Names the tests only ever call (obj.name(...)), never read as values: behind the wall, reading one
+    # is known to give a method without a round trip to learn it (grader.wall.session)
+    methods: tuple[str, ...] = ()
 
     @property
     def tests(self) -> Path:
@@ -166,7 +169,14 @@ def load(folder: Path) -> Lab:
         helpers=tuple(meta.get("helpers", ())),
         summary=meta.get("summary", ""),
         hidden_tests=_hidden_tests(meta.get(HIDDEN, {}), folder, meta_path),
+        methods=_methods(meta.get("methods", []), meta_path),
     )
+
+
+def _methods(names, meta_path: Path) -> tuple[str, ...]:
+    if not isinstance(names, list) or not all(isinstance(n, str) and n.isidentifier() for n in names):
+        raise LabError(f"{_shown(meta_path)}: methods must be a list of names, e.g. [\"backward\", \"relu\"]")
+    return tuple(names)
 
 
 def _hidden_tests(table: dict, folder: Path, meta_path: Path) -> tuple[str, ...]:

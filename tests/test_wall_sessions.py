@@ -23,6 +23,7 @@ from grader.wall import codec, cpus, profile, sandbox
 from grader.wall.proxy import HandedOver
 from grader.wall.recording import Recorded
 from grader.wall.session import WallSession
+from tests import grading
 from tests.mutation import reference_source
 
 # Reached through numpy, as a hostile file would (threading itself is not on the allow-list).
@@ -541,3 +542,24 @@ def test_a_fresh_childs_start_is_not_charged_to_the_test_it_takes_over(tmp_path)
         assert honest_test(wall) == 7.0
     finally:
         wall.close()
+
+
+def test_names_the_tests_only_call_are_taken_for_methods_with_the_same_verdicts(tmp_path):
+    """A lab's `methods` are taken for methods behind the wall without a round trip to learn it: the call that
+    follows reads the name in the worker, as obj.name(...) does in-process. So a class that holds a number there,
+    or nothing, gets the verdicts it gets in-process, test by test."""
+    lab = labs.get("ch06")
+    assert {"relu", "exp", "tanh", "backward"} <= set(lab.methods)
+    odd = tmp_path / "odd.py"
+    odd.write_text(
+        reference_source("ch06") + "\nTensor.relu = property(lambda self: 3.0)\ndel Tensor.exp\nValue.tanh = 5\n",
+        encoding="utf-8",
+    )
+    reports = {mode: grading.grade("ch06", odd, mode) for mode in ("in-process", "worker")}
+    outcomes = {
+        mode: {t["id"]: (t["outcome"], t["points"], t["message"], t["hint"]) for t in r["tests"]}
+        for mode, r in reports.items()
+    }
+    assert outcomes["in-process"] == outcomes["worker"]
+    failed = {i for i, (outcome, *_) in outcomes["worker"].items() if outcome != "passed"}
+    assert any("relu" in i for i in failed) and any("exp" in i for i in failed) and any("tanh" in i for i in failed)
