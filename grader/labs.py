@@ -175,7 +175,7 @@ def load(folder: Path) -> Lab:
 
 def _methods(names, meta_path: Path) -> tuple[str, ...]:
     if not isinstance(names, list) or not all(isinstance(n, str) and n.isidentifier() for n in names):
-        raise LabError(f"{_shown(meta_path)}: methods must be a list of names, e.g. [\"backward\", \"relu\"]")
+        raise LabError(f'{_shown(meta_path)}: methods must be a list of names, e.g. ["backward", "relu"]')
     return tuple(names)
 
 

@@ -30,6 +30,7 @@ from grader.testing import (
     fail,
     graded,
     numerical_gradient,
+    read_each,
 )
 from labs.lesson1_3 import diagnoses
 
@@ -246,12 +247,19 @@ THROUGH = (
 )
 
 
-def run_softmax(logits, target, what: str):
+def run_softmax(logits, target, what: str, also=()):
+    """The probabilities, the loss, each logit's gradient after loss.backward(), and the reads of the .grad of
+    each of ``also`` (read_each's, to take where the test looks at them): behind the wall two round trips, one
+    before backward() and one after."""
     probs, loss = lab.softmax_cross_entropy(logits, target)
-    got_probs = np.array([as_float(p.data, f"{what}: probs[{i}].data") for i, p in enumerate(probs)])
-    got_loss = as_float(loss.data, f"{what}: loss.data")
+    probs = list(probs)
+    reads = read_each([*((p, "data") for p in probs), (loss, "data")])
+    got_probs = np.array([as_float(reads[i](), f"{what}: probs[{i}].data") for i in range(len(probs))])
+    got_loss = as_float(reads[-1](), f"{what}: loss.data")
     loss.backward()
-    return got_probs, got_loss, np.array([as_float(v.grad, f"{what}: logit {i}'s .grad") for i, v in enumerate(logits)])
+    grads = read_each([(v, "grad") for v in [*logits, *also]])
+    got = [as_float(take(), f"{what}: logit {i}'s .grad") for i, take in enumerate(grads[: len(logits)])]
+    return got_probs, got_loss, np.array(got), grads[len(logits) :]
 
 
 @graded(task="softmax", points=3, hint=SOFTMAX)
@@ -262,7 +270,7 @@ def test_hidden_softmax_of_computed_logits_of_other_lengths():
         what = f"{n} logits z_i = s * x_i + o_i (s = 1.7), target {target}"
         s = lab.Value(1.7)
         logits = [s * float(x) + float(o) for x, o in zip(xs, offsets, strict=True)]
-        probs, loss, gradient = run_softmax(logits, target, what)
+        probs, loss, gradient, (s_grad,) = run_softmax(logits, target, what, also=[s])
         z = 1.7 * xs + offsets
         expected = softmax(z)
         one_hot = np.eye(n)[target]
@@ -271,7 +279,7 @@ def test_hidden_softmax_of_computed_logits_of_other_lengths():
         expect_close(loss, -math.log(expected[target]), f"{what}: loss -log p[{target}]", rtol=1e-9, hint=hint)
         expect_close(gradient, expected - one_hot, f"{what}: gradient of the logits", atol=1e-12, rtol=1e-9, hint=hint)
         expect_close(
-            as_float(s.grad, f"{what}: s.grad"),
+            as_float(s_grad(), f"{what}: s.grad"),
             float((expected - one_hot) @ xs),
             f"{what}: d loss / d s = sum of (p_i - one_hot_i) x_i",
             atol=1e-12,
@@ -288,7 +296,7 @@ def test_hidden_softmax_of_computed_logits_of_other_lengths():
 def test_hidden_softmax_is_stable_wherever_the_largest_logit_is():
     for logits, target in (([-2000.0, 400.0, 750.0, 749.0], 3), ([-1200.0, -1201.5, -1199.0], 0)):
         what = f"logits {tuple(logits)}, target {target}"
-        probs, loss, gradient = run_softmax([lab.Value(v) for v in logits], target, what)
+        probs, loss, gradient, _ = run_softmax([lab.Value(v) for v in logits], target, what)
         expected = softmax(logits)
         expect_close(probs, expected, f"{what}: probabilities", rtol=1e-9)
         expect_close(loss, -math.log(expected[target]), f"{what}: loss", rtol=1e-9)
