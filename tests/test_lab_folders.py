@@ -70,3 +70,26 @@ def test_instructor_material_is_found_from_each_lab():
         assert all(path.is_file() for path in instructor.submissions(lab_id))
         for entry in instructor.hostile(lab_id):
             assert entry.lab == lab_id and (instructor.hostile_folder(lab_id) / entry.file).is_file(), entry
+
+
+@pytest.mark.parametrize("declared", ['"backward"', '["backward", 3]', '["not a name"]'])
+def test_a_bad_methods_list_is_refused_naming_the_lab_toml(tmp_path, declared):
+    (tmp_path / "lab.toml").write_text(
+        f'title = "A lab"\npublic = ["f"]\nmethods = {declared}\n\n[[tasks]]\nid = "t"\ntitle = "T"\n'
+    )
+    with pytest.raises(labs.LabError, match=r"lab\.toml: methods must be a list of names, e\.g\. \["):
+        labs.load(tmp_path)
+
+
+def test_every_labs_methods_are_names_its_classes_define():
+    """A listed name the reference does not define as a method would be a typo: it would never be looked up."""
+    from tests.mutation import reference_source
+
+    for lab in labs.discover().values():
+        if not lab.methods:
+            continue
+        namespace: dict = {}
+        exec(compile(reference_source(lab.id), lab.id, "exec"), namespace)  # the trusted reference
+        classes = [namespace[name] for name in lab.public if isinstance(namespace.get(name), type)]
+        for name in lab.methods:
+            assert any(callable(getattr(c, name, None)) for c in classes), f"{lab.id}: {name} is no method"
