@@ -510,6 +510,15 @@ def test_tensor_gradcheck(case):
         # put the summed axis back before broadcasting the gradient: a review)
         forward_hint=f"the forward computation of {case} is wrong; fix it before looking at gradients",
     )
+    if case == "pow":  # a constant exponent only, as Value's: a Tensor exponent taken apart gets no gradient
+        base, exponent = lab.Tensor(given([2.0, 3.0])), lab.Tensor(2.0)
+        with raises(
+            TypeError,
+            "Tensor([2, 3]) ** Tensor(2.0)",
+            "Tensor ** k takes a constant int or float k: a Tensor exponent raises TypeError (unwrapped to its "
+            "data, it would silently get no gradient)",
+        ):
+            base**exponent  # noqa: B018 - the operation is the test
     if case == "log":  # near 0, against 1/x itself (central differences of log are no oracle there)
         x = lab.Tensor([1e-7, 0.5])
         x.log().sum().backward()

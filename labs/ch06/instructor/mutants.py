@@ -2335,4 +2335,18 @@ MUTANTS = [
             "test_tensor_gradcheck[two_layer_tanh_network]",
         },
     ),
+    Mutant(
+        name="tensor_pow_unwraps_a_tensor_exponent",
+        kind="raises",
+        bug="Tensor.__pow__ takes a Tensor exponent apart (k = k.data) instead of refusing it: k gets no gradient",
+        within="Tensor.__pow__",
+        old=(
+            "if isinstance(k, bool) or not isinstance(k, (int, float)):\n"
+            '            raise TypeError(f"Tensor ** k needs a constant int or float k, got {type(k).__name__}")'
+        ),
+        new="if isinstance(k, Tensor):\n            k = k.data",
+        caught_by={
+            "test_tensor_gradcheck[pow]",
+        },
+    ),
 ]
