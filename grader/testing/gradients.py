@@ -333,12 +333,12 @@ def check_scalar_cases(Value, cases) -> None:
 
 
 def check_tensor_cases(Tensor, cases) -> None:
-    """The same for check_tensor_gradients (a multi-element output's backward() gets no seed); a case may
-    carry a fifth item, its forward_hint."""
-    cases = list(cases)
-    if not passes_every_check(Tensor, [(case[0], case[1], None) for case in cases], scalar=False):
-        for f, inputs, what, hint, *forward_hint in cases:
-            check_tensor_gradients(Tensor, f, inputs, what, hint=hint, forward_hint="".join(forward_hint))
+    """The same for check_tensor_gradients (a multi-element output's backward() gets no seed): each case is
+    (f, inputs, what, hint), or (f, inputs, what, hint, forward_hint)."""
+    cases = [case if len(case) == 5 else (*case, "") for case in cases]
+    if not passes_every_check(Tensor, [(f, inputs, None) for f, inputs, *_ in cases], scalar=False):
+        for f, inputs, what, hint, forward_hint in cases:
+            check_tensor_gradients(Tensor, f, inputs, what, hint=hint, forward_hint=forward_hint)
 
 
 def expect_scalar_gradients(
