@@ -202,6 +202,27 @@ def test_a_mean_over_the_wrong_count():
     assert named(hint) == {"factor"}, hint
 
 
+def test_a_mean_over_every_axis_divided_by_the_first_axis_length():
+    # mean() of a 3x4 tensor as sum / len(data): divided by 3, not 12; a mean over given axes is right.
+    x = weights((3, 4), 5)
+    right = float((x.mean(axis=1) * weights((3,))).sum())
+    hint = diagnosis.explain_forward(
+        lambda a: weighted(a.mean(axis=1)) + a.mean() * 2.0, [x], right + 2.0 * x.sum() / 3
+    )
+    assert named(hint) == {"factor"}, hint
+    assert "len(data)" in hint, hint
+
+
+def test_a_power_of_the_base_s_absolute_value():
+    # x ** 3 as abs(x) ** 3: the negative entries lose their sign, forward and in the rule.
+    x = np.array([[-1.5, 0.5], [2.0, -0.7]])
+    w = weights((2, 2))
+    forward = diagnosis.explain_forward(lambda a: weighted(a**3), [x], float((np.abs(x) ** 3 * w).sum()))
+    assert named(forward) == {"sign"} and "abs(x) ** k" in forward, forward
+    rule = diagnosis.explain_gradients(lambda a: weighted(a**2), [x], [2 * np.abs(x) * w])
+    assert named(rule) == {"sign"} and "abs(x) ** (k - 1)" in rule, rule
+
+
 def weighted_mean(x, count):
     return float((x.sum(axis=(0, 1)) / count * weights((4,))).sum())
 

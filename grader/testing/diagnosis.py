@@ -94,6 +94,8 @@ _SPECIFIC = {
     "with respect to b is -a/b**2",
     ("**", "not_decremented"): "`**`'s backward uses k * x**k: the local derivative of x**k is k * x**(k - 1)",
     ("**", "no_k"): "`**`'s backward leaves out the factor k: d(x**k)/dx = k * x**(k - 1)",
+    ("**", "abs_base"): "`**`'s backward uses abs(x) ** (k - 1): for a negative base x ** (k - 1) keeps its sign, "
+    "and so must the gradient, k * x**(k - 1) * out.grad",
     ("**", "precedence"): "`**`'s backward computes k * x**k - 1 * out.grad, the parentheses left out: the local "
     "derivative of x**k is k * x**(k - 1), times out.grad",
     ("exp", "input"): "`exp`'s backward multiplies by x, its input: the local derivative of exp is exp(x), its output",
@@ -168,6 +170,13 @@ _FORWARD = {
     "it averages",
     ("mean", "last_axis"): "`mean` over several axes divides by the size of one of them: the factor 1/N counts "
     "every averaged axis (multiply their sizes)",
+    ("mean", "len_data"): "`mean()` over every axis divides by len(data), the first axis's length: the factor 1/N "
+    "counts every entry (data.size)",
+    ("**", "abs_base"): "`**` computes abs(x) ** k: an odd power of a negative base keeps its sign, as x ** k does",
+    ("tanh", "exp_overflow"): "`tanh` is computed from e**2x (or from sinh and cosh), which overflows far from 0: "
+    "inf / inf is nan; np.tanh (math.tanh) never overflows",
+    ("tanh", "denominator_sign"): "`tanh` computes (e**x - e**-x) / (e**x - e**-x), which is always 1: the "
+    "denominator's sign is +, e**x + e**-x",
     ("mean", "no_count"): "`mean` does not divide by N (the factor 1/N)",
     ("mean", "times_count"): "`mean` multiplies by N instead of dividing by it (the factor 1/N)",
     ("sigmoid", "exp_sign"): "`sigmoid` computes 1 / (1 + e**x): the sign of the exponent is lost, it is "
@@ -192,6 +201,18 @@ def _same(a, b) -> bool:
     magnitude = np.abs(b)
     atol = MATCH_ATOL * max(1.0, float(magnitude.max()))
     return bool((np.abs(a - b) <= atol + MATCH_RTOL * magnitude).all())
+
+
+def _same_or_both_nan(a, b) -> bool:
+    """_same, where a nan (or an infinity) in one is matched by the same in the other: a forward value that
+    overflowed is evidence of how it was computed (a gradient's nan is not: too many bugs give one)."""
+    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    if a.shape != b.shape:
+        return False
+    finite = np.isfinite(b)
+    if not np.array_equal(a[~finite], b[~finite], equal_nan=True):
+        return False
+    return _same(a[finite], b[finite])
 
 
 def _all_same(xs, ys) -> bool:
@@ -403,7 +424,7 @@ def explain_forward(f, inputs, got) -> str:
             outcome, _ = faults.run(f, inputs, Setting(fault), backward=False)
         except Exception:
             continue
-        if outcome.value is not None and _same(got, outcome.value):
+        if outcome.value is not None and _same_or_both_nan(got, outcome.value):
             matches.append(fault)
     return word(matches, "your result is") if matches else ""
 

@@ -54,7 +54,12 @@ SPECIFIC_RULE_FAULTS = {
     "+": (("guard", 0, "guard"), ("guard", 1, "guard")),
     "-": (("guard", 0, "guard"), ("guard", 1, "guard")),
     "/": (("square_forgotten", 1, "derivative"),),
-    "**": (("not_decremented", 0, "derivative"), ("no_k", 0, "factor"), ("precedence", 0, "derivative")),
+    "**": (
+        ("not_decremented", 0, "derivative"),
+        ("no_k", 0, "factor"),
+        ("precedence", 0, "derivative"),
+        ("abs_base", 0, "sign"),  # abs(x) ** (k - 1), written to avoid nan for a negative base
+    ),
     "exp": (("input", 0, "derivative"),),
     "log": (("output", 0, "derivative"), ("times_input", 0, "derivative")),
     "tanh": (
@@ -85,9 +90,13 @@ FORWARD_FAULTS = (
     ("transpose", "first_two", "transpose"),
     ("mean", "total_size", "factor"),
     ("mean", "last_axis", "factor"),
+    ("mean", "len_data", "factor"),  # mean() as sum() / len(data): the first axis's length
     ("mean", "no_count", "factor"),
     ("mean", "times_count", "factor"),
     ("sigmoid", "exp_sign", "sign"),
+    ("tanh", "exp_overflow", "stability"),  # (e**2x - 1) / (e**2x + 1), or sinh / cosh: nan far from 0
+    ("tanh", "denominator_sign", "sign"),  # (e**x - e**-x) / (e**x - e**-x)
+    ("**", "abs_base", "sign"),  # abs(x) ** k
     ("sum", "no_keepdims", "axis"),
     ("mean", "no_keepdims", "axis"),
     ("sum", "every_axis", "axis"),
@@ -246,9 +255,12 @@ class Run:
                 return [x ** (k - 1) * g]
             if v == "precedence":  # k * x ** k - 1 * out.grad: the parentheses around k - 1 left out
                 return [k * x**k - 1 * g]
+            if v == "abs_base":
+                return [k * np.abs(x) ** (k - 1) * g]
             return [k * x ** (k - 1) * g]
 
-        return self.primitive("**", [a], a.data**k, local)
+        base = np.abs(a.data) if self.forward_fault("**", "abs_base") else a.data
+        return self.primitive("**", [a], base**k, local)
 
     def unary(self, op, a, data, derivative, wrong, slips=None):
         """An elementwise function: ``derivative(x, y)`` its local derivative, ``wrong`` the
@@ -301,6 +313,8 @@ class Run:
             count = a.data.size
         elif self.forward_fault("mean", "last_axis"):
             count = a.data.shape[axes[-1]] if axes else 1
+        elif self.forward_fault("mean", "len_data") and axis is None and a.data.ndim:
+            count = a.data.shape[0]
         elif self.forward_fault("mean", "no_count"):
             count = 1
         elif self.forward_fault("mean", "times_count"):
@@ -545,7 +559,13 @@ class Node:
 
     @_public("tanh")
     def tanh(self):
-        y = np.tanh(self.data)
+        x = self.data
+        if self.run.forward_fault("tanh", "exp_overflow"):  # e**2x is inf beyond x = 355: inf / inf
+            y = (np.exp(2.0 * x) - 1.0) / (np.exp(2.0 * x) + 1.0)
+        elif self.run.forward_fault("tanh", "denominator_sign"):  # always 1
+            y = (np.exp(x) - np.exp(-x)) / (np.exp(x) - np.exp(-x))
+        else:
+            y = np.tanh(x)
         wrong = {"input": lambda x, y: 1.0 - x * x, "output": lambda x, y: y, "one_minus_t": lambda x, y: 1.0 - y}
         slips = {  # grad * 1.0 - t * t, and 1.0 - t * t * out.grad
             "parentheses_grad_first": lambda g, x, y: g * 1.0 - y * y,

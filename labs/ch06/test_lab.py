@@ -122,7 +122,9 @@ FAR_OUT = (
     "far from 0 an exponential overflows to inf: write sigmoid and tanh so that inf becomes 0 or 1 "
     "(1 / (1 + exp(-x)), np.tanh), not inf / inf, which is nan"
 )
-POW_AT_ZERO = "d(x**k)/dx = k * x**(k - 1), which is 0 at x = 0: written as k * out.data / x, it divides by zero there"
+POW_AT_ZERO = (
+    "the local derivative of x**k, k * x**(k - 1), is 0 at x = 0: written as k * out.data / x, it divides by zero there"
+)
 LOG_NEAR_ZERO = (
     "the local derivative of log is exactly 1/x, near 0 too: an epsilon added in the rule, 1/(x + 1e-8), "
     "is a tenth off at x = 1e-7"
@@ -716,25 +718,39 @@ def test_shape_operations_forward():
     transpose = "transpose(axis1=-2, axis2=-1) swaps two axes only, by default the last two"
     keepdims = "with keepdims=True the summed axes stay, with size 1, also when no axis is given (all of them)"
     mean = "mean divides the sum by the number of entries it averages (a wrong factor: len(data) counts one axis)"
+    summed = "sum adds the entries along the axes it is given (every axis when none is given)"
     results = []
-    for text, expr, expected, hint in (
-        ("reshape(4, 6)", lambda: t.reshape(4, 6), data.reshape(4, 6), reshape),
-        ("reshape((6, 4))", lambda: t.reshape((6, 4)), data.reshape(6, 4), reshape),
-        ("transpose()", lambda: t.transpose(), data.swapaxes(1, 2), transpose),
-        ("transpose(0, 1)", lambda: t.transpose(0, 1), data.swapaxes(0, 1), transpose),
-        ("sum(axis=-1, keepdims=True)", lambda: t.sum(axis=-1, keepdims=True), data.sum(-1, keepdims=True), keepdims),
-        ("sum(keepdims=True)", lambda: t.sum(keepdims=True), data.sum(keepdims=True), keepdims),
-        ("mean(axis=(0, 2))", lambda: t.mean(axis=(0, 2)), data.mean((0, 2)), "mean(axis=(0, 2)) averages both"),
-        ("mean(axis=1, keepdims=True)", lambda: t.mean(axis=1, keepdims=True), data.mean(1, keepdims=True), keepdims),
-        ("mean(keepdims=True)", lambda: t.mean(keepdims=True), data.mean(keepdims=True), keepdims),
-        ("mean()", lambda: t.mean(), data.mean(), mean),
+    # (the call, the expected result, the hint for a wrong shape, the hint for wrong numbers of the right shape)
+    for text, expr, expected, hint, value_hint in (
+        ("reshape(4, 6)", lambda: t.reshape(4, 6), data.reshape(4, 6), reshape, reshape),
+        ("reshape((6, 4))", lambda: t.reshape((6, 4)), data.reshape(6, 4), reshape, reshape),
+        ("transpose()", lambda: t.transpose(), data.swapaxes(1, 2), transpose, transpose),
+        ("transpose(0, 1)", lambda: t.transpose(0, 1), data.swapaxes(0, 1), transpose, transpose),
+        (
+            "sum(axis=-1, keepdims=True)",
+            lambda: t.sum(axis=-1, keepdims=True),
+            data.sum(-1, keepdims=True),
+            keepdims,
+            summed,
+        ),
+        ("sum(keepdims=True)", lambda: t.sum(keepdims=True), data.sum(keepdims=True), keepdims, summed),
+        ("mean(axis=(0, 2))", lambda: t.mean(axis=(0, 2)), data.mean((0, 2)), "mean(axis=(0, 2)) averages both", mean),
+        (
+            "mean(axis=1, keepdims=True)",
+            lambda: t.mean(axis=1, keepdims=True),
+            data.mean(1, keepdims=True),
+            keepdims,
+            mean,
+        ),
+        ("mean(keepdims=True)", lambda: t.mean(keepdims=True), data.mean(keepdims=True), keepdims, mean),
+        ("mean()", lambda: t.mean(), data.mean(), mean, mean),
     ):
-        results.append((f"t.{text} on a (2, 3, 4) tensor", expr(), expected, hint))
-    reads = read_each([(result, "data") for _, result, _, _ in results])  # behind the wall, one round trip
-    for (what, _, expected, hint), read in zip(results, reads, strict=True):
+        results.append((f"t.{text} on a (2, 3, 4) tensor", expr(), expected, hint, value_hint))
+    reads = read_each([(result, "data") for _, result, _, _, _ in results])  # behind the wall, one round trip
+    for (what, _, expected, hint, value_hint), read in zip(results, reads, strict=True):
         got = as_array(read(), f"{what}: the result's .data")
         expect_shape(got.shape, expected.shape, what, hint)
-        expect_close(got, expected, what, hint=hint)
+        expect_close(got, expected, what, hint=value_hint)
 
 
 # Random graphs (Hypothesis, from a fixed seed): broadcasting, reductions, reshapes, transposes, matmul and

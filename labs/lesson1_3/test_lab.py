@@ -215,7 +215,9 @@ FAR_OUT = (
     "far from 0, e**x and cosh(x) overflow: compute tanh with math.tanh, or from e**-2|x|, which stays small, "
     "and its local derivative as 1 - t*t from that t"
 )
-POW_AT_ZERO = "x**k's local derivative k * x**(k - 1) is 0 at x = 0: written as k * out.data / x, it divides by zero"
+POW_AT_ZERO = (
+    "the local derivative of x**k, k * x**(k - 1), is 0 at x = 0: written as k * out.data / x, it divides by zero"
+)
 
 # Each operation sits under a factor 3 or another operation, so its rule must use out.grad.
 SCALAR_CASES = {

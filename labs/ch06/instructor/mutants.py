@@ -156,7 +156,6 @@ MUTANTS = [
             "test_value_unary_functions[tanh]",
             "test_value_used_twice_gets_both_contributions",
         },
-        named=False,  # every failure says the forward value is wrong, not which sign
     ),
     Mutant(
         name="value_tanh_derivative_is_t",
@@ -1965,7 +1964,6 @@ MUTANTS = [
         caught_by={
             "test_value_unary_functions[pow_3]",
         },
-        named=False,  # the hint says where the rule divides by zero, not which derivative is wrong
     ),
     Mutant(
         name="tensor_pow_rule_divides_by_x",
@@ -2001,7 +1999,6 @@ MUTANTS = [
         caught_by={
             "test_tensor_gradcheck[tanh]",
         },
-        named=False,
     ),
     Mutant(
         name="tensor_sigmoid_exp_over_one_plus_exp",
@@ -2291,7 +2288,6 @@ MUTANTS = [
     Mutant(
         name="tensor_pow_rule_takes_abs",
         kind="sign",
-        named=False,
         bug="Tensor.__pow__'s rule uses abs(x) ** (k - 1) (to avoid nan): a negative base's gradient loses its sign",
         within="Tensor.__pow__",
         old="self._receive(k * self.data ** (k - 1) * grad)",
@@ -2307,7 +2303,6 @@ MUTANTS = [
     Mutant(
         name="tensor_pow_forward_takes_abs",
         kind="sign",
-        named=False,
         bug="Tensor.__pow__ computes abs(x) ** k: an odd power of a negative base loses its sign",
         within="Tensor.__pow__",
         old='out = Tensor(self.data**k, (self,), f"**{k}")',
@@ -2321,7 +2316,6 @@ MUTANTS = [
     Mutant(
         name="tensor_mean_counts_the_first_axis",
         kind="factor",
-        named=False,
         bug="Tensor.mean over every axis divides by len(data), the first axis's length, not the count of entries",
         within="Tensor.mean",
         old="count = 1\n        for a in axes:\n            count *= self.shape[a]",

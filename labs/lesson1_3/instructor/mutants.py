@@ -1445,7 +1445,6 @@ MUTANTS = [
         caught_by={
             "test_engine_operations[pow]",
         },
-        named=False,  # the hint says where the rule divides by zero, not which derivative is wrong
     ),
     Mutant(
         name="value_tanh_from_exp_overflows",
