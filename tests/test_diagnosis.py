@@ -16,7 +16,7 @@ import pytest
 
 from grader import labs
 from grader.testing import bugs, diagnosis, faults, memo
-from grader.testing.checks import show
+from grader.testing.checks import expect_close, show, show_apart
 from tests.mutation import apply, catalogue, reference_source
 
 
@@ -267,6 +267,9 @@ def weighted_mean(x, count):
         ("ValueError", "grad has shape (1,), expected ()", "Tensor.backward", {"seed"}),
         ("AttributeError", "'NoneType' object has no attribute 'data'", "", {"missing_return"}),
         ("ZeroDivisionError", "float division by zero", "Value.__truediv__", set()),
+        # a rule whose derivative divides by nothing, written with out.data / x (a review's d(xy)/dx = out/x)
+        ("ZeroDivisionError", "float division by zero", "Value.__mul__.<locals>.backward", {"derivative"}),
+        ("ZeroDivisionError", "float division by zero", "Value.log.<locals>.backward", set()),  # 1/x is log's own
         ("ValueError", "boom", "", set()),
     ],
 )
@@ -295,6 +298,18 @@ def test_numbers_print_as_a_person_writes_them():
     assert show(np.array(4.0)) == "4"
     assert show(np.array([[1.5, 0.0], [-2.0, 1e-7]])) == "[[1.5, 0], [-2, 1e-07]]"
     assert show([2.0, 0.0, -2.0]) == "[2, 0, -2]"
+
+
+def test_numbers_that_print_alike_are_shown_with_every_digit():
+    # A numerical derivative of x**3 at 2 with h = 1e-4 instead of 1e-6: "expected 12, got 12" said nothing.
+    expected, got = 12.0, float((2.0001**3 - 1.9999**3) / 2e-4)
+    with pytest.raises(AssertionError) as failed:
+        expect_close(got, expected, "the derivative", rtol=1e-10, atol=0)
+    assert "expected 12, got 12.00000001" in str(failed.value), failed.value
+    with pytest.raises(AssertionError) as failed:
+        expect_close(np.array([1.0, got]), np.array([1.0, 12.0]), "both", rtol=1e-10, atol=0)
+    assert "expected [1, 12], got [1, 12.00000001" in str(failed.value), failed.value
+    assert show_apart(0.5, 0.25) == ("0.5", "0.25")  # digits only where they are needed
 
 
 def test_the_terminal_shows_the_diagnosis_of_a_real_bug(tmp_path):

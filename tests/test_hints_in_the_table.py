@@ -67,12 +67,14 @@ def test_the_table_names_the_bug_under_the_first_failure(lab_id, name, tmp_path)
 @pytest.mark.parametrize("lab_id", ["ch06", "lesson1_3"])
 def test_a_wrong_forward_value_is_hinted_as_one_in_every_test_it_fails(lab_id, tmp_path):
     """A tanh that computes the wrong value fails every test that uses tanh, the exercises whose figures
-    hold f and its gradients among them: each one's hint says the forward value is wrong, not tanh's
-    derivative, a number used twice or the numerical check (they once did, and sent the student to code
-    that was right). Hidden tests included."""
+    hold f and its gradients among them: each one's hint says the forward value is wrong (or which forward
+    bug gives it), not tanh's derivative, a number used twice or the numerical check (they once did, and
+    sent the student to code that was right). Hidden tests included."""
     report_path = tmp_path / "report.json"
     mutant, _ = graded_mutant(lab_id, "value_tanh_forward_sign", tmp_path, "--json", str(report_path))
     failed = [t for t in json.loads(report_path.read_text(encoding="utf-8"))["tests"] if t["outcome"] != "passed"]
     assert mutant.caught_by <= {t["id"] for t in failed}
+    named = "your result is exactly what you get when `tanh` computes"  # the forward bug itself, where it is seen
     for test in failed:
-        assert "forward computation is wrong" in test["hint"] and "derivative" not in test["hint"], test
+        hint = test["hint"]
+        assert ("forward computation is wrong" in hint or named in hint) and "derivative" not in hint, test

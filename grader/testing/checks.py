@@ -25,8 +25,9 @@ def fail(message: str, hint: str = ""):
     raise LabCheckFailure(message, hint)
 
 
-def show(x) -> str:
-    """A compact one-line rendering of a number or an array for messages."""
+def show(x, digits: int = 0) -> str:
+    """A compact one-line rendering of a number or an array for messages (``digits``: significant
+    digits of each number, 0 for the usual eight, six in an array)."""
     if isinstance(x, (list, tuple)) and all(isinstance(v, (int, float)) for v in x):
         x = np.array(x, dtype=np.float64)
     if isinstance(x, np.ndarray) and x.ndim == 0:
@@ -39,11 +40,11 @@ def show(x) -> str:
             edgeitems=3,
             max_line_width=10_000,
             separator=", ",
-            formatter={"float_kind": lambda v: f"{v:.6g}"},
+            formatter={"float_kind": lambda v: f"{v:.{digits or 6}g}"},
         )
         return " ".join(text.split())
     if isinstance(x, (float, np.floating)):
-        return f"{float(x):.8g}"  # eight digits: what a check's tolerance can tell apart, no noise
+        return f"{float(x):.{digits or 8}g}"  # eight digits: what a check's tolerance can tell apart, no noise
     return repr(x)
 
 
@@ -99,6 +100,13 @@ def as_shape(x, what: str, max_elements: int = MAX_ELEMENTS) -> tuple[int, ...]:
     return shape
 
 
+def show_apart(expected, got) -> tuple[str, str]:
+    """``show`` of both, with every digit when the usual ones print them alike: "expected 12, got 12"
+    says nothing (a numerical derivative off by 1e-8, a default h of 1e-4 instead of 1e-6)."""
+    shown = show(expected), show(got)
+    return shown if shown[0] != shown[1] else (show(expected, 17), show(got, 17))
+
+
 def expect_shape(got: tuple, expected: tuple, what: str, hint: str = ""):
     if tuple(got) != tuple(expected):
         fail(f"{what}: expected shape {tuple(expected)}, got {tuple(got)}", hint)
@@ -110,7 +118,7 @@ def expect_close(got, expected, what: str, *, atol: float = 1e-9, rtol: float = 
     if got_arr.shape != exp_arr.shape:
         fail(f"{what}: expected shape {exp_arr.shape}, got {got_arr.shape}", hint)
     if not np.allclose(got_arr, exp_arr, atol=atol, rtol=rtol, equal_nan=True):
-        message = f"{what}: expected {show(expected)}, got {show(got)}"
+        message = "{}: expected {}, got {}".format(what, *show_apart(expected, got))
         if got_arr.size > 1:
             error = np.abs(got_arr - exp_arr)
             error[np.isnan(error)] = np.inf

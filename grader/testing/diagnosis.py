@@ -94,6 +94,8 @@ _SPECIFIC = {
     "with respect to b is -a/b**2",
     ("**", "not_decremented"): "`**`'s backward uses k * x**k: the local derivative of x**k is k * x**(k - 1)",
     ("**", "no_k"): "`**`'s backward leaves out the factor k: d(x**k)/dx = k * x**(k - 1)",
+    ("+", "self_grad"): "`+`'s backward gives other self.grad, all that self has gathered so far, instead of "
+    "out.grad: each rule passes on the gradient of its own result (the chain rule)",
     ("**", "abs_base"): "`**`'s backward uses abs(x) ** (k - 1): for a negative base x ** (k - 1) keeps its sign, "
     "and so must the gradient, k * x**(k - 1) * out.grad",
     ("**", "precedence"): "`**`'s backward computes k * x**k - 1 * out.grad, the parentheses left out: the local "
@@ -156,6 +158,8 @@ _GRAPH = {
     "call counts the first again",
     "reset_leaves": "backward() resets the leaves' gradients too: only intermediate gradients are reset, a leaf's "
     "gradient accumulates across calls",
+    "reset_inverted": "backward() resets the leaves' gradients and not the intermediates': the other way round, a "
+    "leaf's gradient accumulates across calls and an intermediate's starts from zero on each",
 }
 _FORWARD = {
     ("rsub", "swapped"): "`2.0 - x` (__rsub__) computes x - 2.0: a reflected operator gets the number as `other`, "
@@ -183,6 +187,10 @@ _FORWARD = {
     "1 / (1 + e**-x)",
     ("sum", "no_keepdims"): "`sum` ignores keepdims=True: the summed axes must stay, with size 1",
     ("mean", "no_keepdims"): "`mean` ignores keepdims=True: the summed axes must stay, with size 1",
+    ("sum", "keepdims_default"): "`sum` keeps the summed axes by default: keepdims defaults to False, so sum() "
+    "of a matrix is a 0-d tensor",
+    ("sum", "axis_default_0"): "`sum()` with no axis sums axis 0 alone: axis=None, its default, makes every axis a "
+    "summed axis",
     ("sum", "every_axis"): "`sum` ignores its `axis` and sums every entry: the summed axes are only the ones it is "
     "given (all of them for axis=None)",
 }
@@ -464,6 +472,8 @@ _METHODS = {
     **{name: name for name in ("exp", "log", "tanh", "relu", "sigmoid", "sum", "mean", "reshape", "transpose")},
 }
 _SHAPE_WORDS = ("broadcast", "shape", "dimension", "mismatch")
+# The rules whose local derivative has no division: a ZeroDivisionError in one is a rule written with one.
+_DIVIDES_BY_NOTHING = {"+", "-", "*", "**", "neg", "exp", "tanh", "relu", "sigmoid"}
 _REFLECTED = {"__radd__": "`2.0 + x`", "__rsub__": "`2.0 - x`", "__rmul__": "`2.0 * x`", "__rtruediv__": "`2.0 / x`"}
 _REFLECTED_SIGN = {"__radd__": "+", "__rsub__": "-", "__rmul__": "*", "__rtruediv__": "/"}
 
@@ -577,6 +587,11 @@ def _explain_error_in(type_name: str, message: str, functions: tuple[str, ...], 
                 "`@`'s backward raised a shape error: a weight shared across a batch gets its gradient summed over "
                 "the batch axes (unbroadcast)"
             )
+    if in_backward and type_name == "ZeroDivisionError" and op in _DIVIDES_BY_NOTHING:
+        return (
+            f"{OPS[op]}'s backward divided by zero: the local derivative of {OPS[op]} divides by no input (written "
+            "as out.data / x, it fails where x = 0, where the derivative itself is fine)"
+        )
     if in_backward and op in ("sum", "mean"):
         return (
             f"{OPS[op]}'s backward raised: put the summed axes back (np.expand_dims(out.grad, axes), unless "

@@ -51,7 +51,8 @@ SPECIFIC_RULE_FAULTS = {
         ("guard", 0, "guard"),
         ("guard", 1, "guard"),
     ),
-    "+": (("guard", 0, "guard"), ("guard", 1, "guard")),
+    # other.grad += self.grad, the line above it copied: what self has gathered, not out.grad
+    "+": (("guard", 0, "guard"), ("guard", 1, "guard"), ("self_grad", 1, "chain_rule")),
     "-": (("guard", 0, "guard"), ("guard", 1, "guard")),
     "/": (("square_forgotten", 1, "derivative"),),
     "**": (
@@ -100,6 +101,8 @@ FORWARD_FAULTS = (
     ("sum", "no_keepdims", "axis"),
     ("mean", "no_keepdims", "axis"),
     ("sum", "every_axis", "axis"),
+    ("sum", "keepdims_default", "axis"),  # def sum(self, axis=None, keepdims=True)
+    ("sum", "axis_default_0", "axis"),  # def sum(self, axis=0, ...)
 )
 # Bugs of backward() itself: (variant, kind, needs). needs: "" always, "seed" only with an
 # explicit non-trivial seed, "calls" only when backward() ran more than once.
@@ -114,6 +117,7 @@ GRAPH_FAULTS = (
     ("ones_seed", "seed", "seed"),
     ("no_reset", "reset", "calls"),
     ("reset_leaves", "reset", "calls"),
+    ("reset_inverted", "reset", "calls"),  # `if not node._parents`: the leaves reset, the intermediates never
 )
 
 # How each derived operation may be written, the first being this engine's default.
@@ -287,9 +291,13 @@ class Run:
         return self.primitive("@", [a, b], np.matmul(a.data, b.data), local)
 
     def sum(self, a, axis, keepdims):
+        if self.forward_fault("sum", "axis_default_0") and axis is None:
+            axis = 0
         axes = _axes(None if self.forward_fault("sum", "every_axis") else axis, a.data.ndim)
         if self.forward_fault("sum", "no_keepdims"):
             keepdims = False
+        if self.forward_fault("sum", "keepdims_default") and not keepdims:  # not given: the defaults look alike
+            keepdims = True
 
         def local(g, n, v):
             if v == "no_expand":
@@ -398,7 +406,9 @@ class Run:
         unique = list({id(n): n for n in order}.values())
         if variant != "no_reset":
             for node in unique:
-                if node.parents or variant == "reset_leaves":
+                if variant == "reset_inverted" and node.parents:
+                    continue
+                if node.parents or variant in ("reset_leaves", "reset_inverted"):
                     node.grad = np.zeros(node.data.shape)
         if variant == "ones_seed":
             seed = np.ones(out.data.shape)
@@ -435,6 +445,8 @@ class Run:
                 elif variant == "guard":  # the operand's line is guarded by the other operand's test
                     if node.parents[1 - i].constant:
                         continue
+                elif variant == "self_grad":  # self's line ran first: self.grad holds this contribution too
+                    c = node.parents[0].grad
                 else:
                     c = node.local(g, node, variant)[i]
             c = _unbroadcast(c, parent.data.shape)

@@ -23,7 +23,7 @@ import numpy as np
 
 from grader import verdicts
 from grader.testing import bugs, diagnosis
-from grader.testing.checks import LabCheckFailure, as_array, as_float, as_shape, expect_close, fail, show
+from grader.testing.checks import LabCheckFailure, as_array, as_float, as_shape, expect_close, fail, show_apart
 from grader.testing.memo import remembered
 from grader.testing.numeric import numerical_gradient
 from grader.testing.remote import given, read_each
@@ -110,7 +110,7 @@ def _compare_gradient(got, expected: np.ndarray, what: str, hint: str, explain):
             f"a gradient always has the shape of what it is the gradient of: {advice}",
         )
     if not np.allclose(got, expected, atol=GRAD_ATOL, rtol=GRAD_RTOL):
-        fail(f"{what}: expected {show(expected)}, got {show(got)}", _choose(explain(), hint))
+        fail("{}: expected {}, got {}".format(what, *show_apart(expected, got)), _choose(explain(), hint))
 
 
 def _broadcasts(small: tuple, big: tuple) -> bool:
@@ -222,11 +222,11 @@ def check_tensor_gradients(
 
 
 def check_scalar_gradients(
-    Value, f, inputs, what: str, *, hint: str = "", also=(), explain=True, error_hint: str = ""
+    Value, f, inputs, what: str, *, hint: str = "", also=(), explain=True, error_hint: str = "", forward_hint: str = ""
 ) -> list[float]:
     """Check ``f``'s forward value and every input's gradient for the scalar engine; return the
-    gradients it computed (``also``, ``explain``: as for check_tensor_gradients; ``error_hint``: the
-    hint of an exception the kit has no diagnosis for, where the case knows the likely cause)."""
+    gradients it computed (``also``, ``explain``, ``forward_hint``: as for check_tensor_gradients; ``error_hint``:
+    the hint of an exception the kit has no diagnosis for, where the case knows the likely cause)."""
     values = [float(x) for x in inputs]
     at_once = _gradients_if_every_check_passes(Value, [(f, values, None)], scalar=True)
     if at_once is not None:  # as in check_tensor_gradients
@@ -237,9 +237,9 @@ def check_scalar_gradients(
         out = f(*leaves)
         _check_result(out, f, values, what)
         got_out = as_float(out.data, f"{what}: the result's .data")
-        forward_hint = FORWARD_HINT
+        forward_hint = forward_hint or FORWARD_HINT
         if explain and not np.isclose(got_out, expected_out, atol=FORWARD_ATOL, rtol=FORWARD_RTOL):
-            forward_hint = diagnosis.explain_forward(f, values, got_out) or FORWARD_HINT
+            forward_hint = diagnosis.explain_forward(f, values, got_out) or forward_hint
         expect_close(
             got_out, expected_out, f"{what}: forward value", atol=FORWARD_ATOL, rtol=FORWARD_RTOL, hint=forward_hint
         )

@@ -125,12 +125,16 @@ FAR_OUT = (
 POW_AT_ZERO = (
     "the local derivative of x**k, k * x**(k - 1), is 0 at x = 0: written as k * out.data / x, it divides by zero there"
 )
+EXP_FAR = (
+    "e**x is a float up to x = 709 (e**60 is about 1.1e26), where it would overflow: exp needs no clipping or "
+    "clamping of x, which changes its value and its gradient far from 0"
+)
 LOG_NEAR_ZERO = (
     "the local derivative of log is exactly 1/x, near 0 too: an epsilon added in the rule, 1/(x + 1e-8), "
     "is a tenth off at x = 1e-7"
 )
 UNARY_CASES = {
-    "exp": (lambda x: x.exp(), 0.7),
+    "exp": (lambda x: x.exp(), (0.7, 60.0)),  # far out too: e**60 is 1.1e26, which a float holds (a clip does not)
     "log": (lambda x: x.log(), 1.3),
     "tanh": (lambda x: x.tanh(), (-0.4, 400.0)),  # far out too: (e**2x - 1) / (e**2x + 1) overflows there
     "relu_positive": (lambda x: x.relu(), 0.5),  # below 1: a threshold at 1 instead of 0 shows
@@ -148,8 +152,10 @@ UNARY_CASES = {
 def test_value_unary_functions(case):
     f, points = UNARY_CASES[case]
     for at in points if isinstance(points, tuple) else (points,):
-        hint = POW_AT_ZERO if at == 0 else FAR_OUT if abs(at) > 100 else ""
-        check_scalar_gradients(lab.Value, f, [at], f"Value {case} at {at:g}", hint=hint, error_hint=hint)
+        hint = POW_AT_ZERO if at == 0 else FAR_OUT if abs(at) > 100 else EXP_FAR if case == "exp" and at > 1 else ""
+        check_scalar_gradients(
+            lab.Value, f, [at], f"Value {case} at {at:g}", hint=hint, error_hint=hint, forward_hint=hint
+        )
     if case == "log":  # near 0, against 1/x itself (central differences of log are no oracle there)
         x = lab.Value(1e-7)
         x.log().backward()
@@ -208,6 +214,8 @@ def test_value_used_twice_gets_both_contributions():
         cases.append((f, [1.5], f"Value {name}", REUSE))
         # + x on top: x already holds a contribution when each rule of f runs, which an assignment (=) loses
         cases.append((lambda x, f=f: f(x) + x, [1.5], f"Value ({name}) + x", REUSE))
+    # x as the right operand of -, holding the top + x's contribution when -'s rule runs
+    cases.append((lambda x: x * x - x + x, [1.5], "Value x*x - x + x", REUSE))
     check_scalar_cases(lab.Value, cases)  # (f, inputs, what, hint): checked as check_scalar_gradients does
 
 
@@ -512,6 +520,19 @@ def test_tensor_gradcheck(case):
         # put the summed axis back before broadcasting the gradient: a review)
         forward_hint=f"the forward computation of {case} is wrong; fix it before looking at gradients",
     )
+    if case == "matmul":  # each operand used by two products: a rule that assigns (=) keeps one's contribution
+        check_tensor_gradients(
+            lab.Tensor, lambda a, b: weighted(a @ b + (a * 2.0) @ b), inputs, "Tensor a @ b + (2a) @ b", hint=REUSE
+        )
+    if case == "exp":  # far from 0 too, where a clipped or clamped exponent shows
+        check_tensor_gradients(
+            lab.Tensor,
+            lambda a: a.exp().sum(),
+            [[60.0, -60.0]],
+            "Tensor exp at [60, -60]",
+            hint=EXP_FAR,
+            forward_hint=EXP_FAR,
+        )
     if case == "pow":  # a constant exponent only, as Value's: a Tensor exponent taken apart gets no gradient
         base, exponent = lab.Tensor(given([2.0, 3.0])), lab.Tensor(2.0)
         with raises(
@@ -541,6 +562,8 @@ def test_tensor_used_twice_gets_all_contributions(case):
             (lambda t: weighted(f(t)), [data], f"Tensor {case}", REUSE),
             # + x on top: x already holds a contribution when each rule of f runs, which an assignment (=) loses
             (lambda t: weighted(f(t) + t), [data], f"Tensor ({case}) + x", REUSE, on_top),
+            # x as the right operand of -, holding the top + x's contribution when -'s rule runs (once: its case)
+            *([(lambda t: weighted(t * t - t + t), [data], "Tensor x*x - x + x", REUSE)] if "-" in case else []),
         ],
     )
 

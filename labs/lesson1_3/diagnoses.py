@@ -16,7 +16,7 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from grader.testing import as_float, fail
+from grader.testing import as_float, fail, read_floats
 from grader.testing.remote import sync
 from grader.verdicts import WorkerFailure
 
@@ -58,6 +58,11 @@ def lessons_graph(Value, output, got, a: float, b: float, c: float) -> str:
     if any(g != 0.0 for g in got):
         return ""
     seeded = probe(lambda: as_float(output.grad, "f.grad"))
+    if seeded == 1.0 and probe(lambda: _grads_of_one_product(Value)) == [0.0, 0.0]:  # no order to get wrong
+        return (
+            "f.grad is 1 after backward(), yet even z = a * b alone passes nothing to a and b: the output's own "
+            "rule never ran; walk the whole reversed topological order, the output's rule first"
+        )
     if seeded == 1.0:
         return f"f.grad is 1 after backward(), yet nothing reached a, b or c: {TOPOLOGICAL}"
     if seeded == 0.0:
@@ -70,6 +75,12 @@ def lessons_graph(Value, output, got, a: float, b: float, c: float) -> str:
                 "reset the intermediates first, then set the output's .grad to 1"
             )
     return ""
+
+
+def _grads_of_one_product(Value) -> list[float]:
+    a, b = Value(2.0), Value(3.0)
+    (a * b).backward()
+    return read_floats([(a, "grad", "a.grad"), (b, "grad", "b.grad")])
 
 
 def _grad_of_a_lone_leaf(Value) -> float:
@@ -315,6 +326,16 @@ def difference_quotient(f, x: float, h: float, got: float) -> str:
         return "twice the derivative: the central difference divides by 2h, not h"
     if near(got, -central):
         return "the estimate has the wrong sign: subtract f(x - h) from f(x + h), not the other way round"
+    if near(got, (f(x + h) - f(x)) / (2 * h)) or near(got, (f(x) - f(x - h)) / (2 * h)):
+        return (
+            "half a one-sided difference: one list nudged by +h and then by -h is back at x, not at x - h; "
+            "the central difference (f(x + h) - f(x - h)) / (2h) needs x + h and x - h"
+        )
+    if got == 0.0 and central != 0.0:
+        return (
+            "f gave the same number on both sides: both nudges went into one list, an alias of the other "
+            "(up = down = list(args)), or into a copy f never saw; nudge two copies, one by +h and one by -h"
+        )
     return ""
 
 
@@ -364,6 +385,11 @@ def softmax_result(logits, target: int, probs, loss: float, gradient) -> str:
         return ""
     if near(loss, math.log(right[target])):
         return "the loss has the wrong sign: the cross-entropy is minus the log of a probability, so it is positive"
+    if near(loss, -math.log(right[target]) - z.max()):  # log(sum(exp(z - m))) - z_t, the m left out
+        return (
+            "the loss is the right one minus the largest logit: written as log-sum-exp, it is "
+            "m + log(sum(exp(z - m))) - z_t (t the right class); the shift by m cancels only when it is added back"
+        )
     largest = int(np.argmax(right))
     for j, which in ((0, "probs[0]"), (largest, "the largest probability")):
         if j != target and near(loss, -math.log(right[j])):

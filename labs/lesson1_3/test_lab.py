@@ -170,6 +170,15 @@ def test_engine_adds_the_contributions_of_a_repeated_number():
                 said,
                 f"{op}'s backward rule uses `=` instead of `+=`: a number used twice receives the sum of both uses",
             )
+    # a is used twice and has gathered the product's contribution when the rule of a + b runs: b's share is
+    # out.grad alone (a rule that hands b what a holds, `other.grad += self.grad`, passed every case above)
+    check_scalar_gradients(
+        lab.Value,
+        lambda a, b: (a + b) * a,
+        [1.5, -0.7],
+        "Value (a + b) * a",
+        hint="a + b passes out.grad to both a and b: b's gradient is the gradient of a + b, not what a has gathered",
+    )
 
 
 NEURON = [-3.0, 1.0, 6.8814, 2.0, 0.0]  # w1, w2, bias, x1, x2
@@ -177,6 +186,10 @@ NEURON = [-3.0, 1.0, 6.8814, 2.0, 0.0]  # w1, w2, bias, x1, x2
 
 def neuron(w1, w2, b, x1, x2):
     return math.tanh(w1 * x1 + w2 * x2 + b)
+
+
+def relu(x):
+    return max(x, 0.0)
 
 
 def squared_times(a, b):
@@ -193,9 +206,13 @@ INT_ARGS = (
 
 @graded(task="engine", points=4, hint="tanh's derivative is 1 - tanh**2; x2 = 0 makes w2's gradient exactly 0")
 def test_engine_neuron_matches_finite_differences_to_six_places():
+    def neuron_of(w1, w2, bias, x1, x2):
+        return (w1 * x1 + w2 * x2 + bias).tanh()
+
     w1, w2, bias, x1, x2 = (lab.Value(v) for v in NEURON)
-    out = (w1 * x1 + w2 * x2 + bias).tanh()
-    out.backward()
+    with explained_errors(neuron_of, NEURON):  # an error in a rule is read where it was raised
+        out = neuron_of(w1, w2, bias, x1, x2)
+        out.backward()
     expect_close(
         as_float(out.data, "out.data"),
         0.7071199874301226,
@@ -356,7 +373,14 @@ def test_numerical_derivative_is_central():
         return x**3
 
     for h in (1e-6, 1e-3):
-        got = as_float(lab.numerical_derivative(cube, [2.0], 0, h=h), f"numerical_derivative(x**3, [2], 0, h={h})")
+        try:
+            estimate = lab.numerical_derivative(cube, [2.0], 0, h=h)
+        except TypeError as exc:  # f(up) for f(*up): x**3 of a list
+            fail(
+                f"numerical_derivative(x**3, [2], 0, h={h}) raised TypeError: {exc}",
+                "f takes the numbers themselves, f(*args): call it in that form of call, f(*up), not f(up)",
+            )
+        got = as_float(estimate, f"numerical_derivative(x**3, [2], 0, h={h})")
         expected = ((2.0 + h) ** 3 - (2.0 - h) ** 3) / (2 * h)  # 12 + h**2, while a forward difference is 12 + 6h
         expect_close(
             got,
@@ -368,7 +392,25 @@ def test_numerical_derivative_is_central():
             or "the central difference is (f(x + h) - f(x - h)) / (2h)",
         )
     default = as_float(lab.numerical_derivative(cube, [2.0], 0), "numerical_derivative without h")
-    expect_close(default, 12.0, "the derivative of x**3 at 2 with the default h = 1e-6", atol=1e-8, rtol=0)
+    expect_close(
+        default,
+        12.0,
+        "the derivative of x**3 at 2 with the default h = 1e-6",
+        atol=1e-8,
+        rtol=0,
+        hint="the default h is 1e-6: the central difference is off by h**2 here, 1e-12 with it",
+    )
+    # The default itself: 5e-6 from relu's kink, h = 1e-6 stays on one side (slope 1); 1e-5 (CS231n's) straddles it
+    near_kink = as_float(lab.numerical_derivative(relu, [5e-6], 0), "numerical_derivative(relu, [5e-6], 0)")
+    expect_close(
+        near_kink,
+        1.0,
+        "the derivative of max(x, 0) at x = 5e-6 with the default h",
+        atol=1e-6,
+        rtol=0,
+        hint="the default h is 1e-6 (numerical_derivative(f, args, i, h=1e-6)): a larger one reaches across the "
+        "kink at 0, 5e-6 away, and the central difference mixes both slopes",
+    )
 
 
 @graded(task="numeric", points=3, hint="numerical_derivative(f, args, i) moves args[i] by ±h, on copies of args")

@@ -25,8 +25,8 @@ MUTANTS = [
         old="self.grad = 0.0",
         new="self.grad = 0",
         caught_by={
-            "test_engine_value_holds_a_float_and_a_zero_gradient",
             "test_engine_random_graphs",
+            "test_engine_value_holds_a_float_and_a_zero_gradient",
         },
     ),
     # -----------------------------------------------------------------------
@@ -58,6 +58,7 @@ MUTANTS = [
             "test_engine_adds_the_contributions_of_a_repeated_number",
             "test_engine_operations[numbers_on_the_left]",
             "test_engine_operations[numbers_on_the_right]",
+            "test_engine_random_graphs",
             "test_fit_line_on_noisy_points_reaches_the_least_squares_line",
             "test_fit_line_reproduces_the_lessons_table",
             "test_fit_line_without_zeroing_keeps_overshooting",
@@ -74,7 +75,6 @@ MUTANTS = [
             "test_softmax_is_stable_for_large_logits",
             "test_softmax_reproduces_the_lesson",
             "test_the_ceiling_separates_convergence_from_divergence",
-            "test_engine_random_graphs",
         },
     ),
     Mutant(
@@ -88,6 +88,7 @@ MUTANTS = [
             "test_engine_adds_the_contributions_of_a_repeated_number",
             "test_engine_leaf_gradients_add_up_across_backward_passes",
             "test_engine_operations[numbers_on_the_left]",
+            "test_engine_random_graphs",
             "test_fit_line_on_noisy_points_reaches_the_least_squares_line",
             "test_fit_line_reproduces_the_lessons_table",
             "test_fit_line_without_zeroing_keeps_overshooting",
@@ -99,7 +100,6 @@ MUTANTS = [
             "test_learning_rate_table[0.3]",
             "test_rates_0238_and_024_both_diverge",
             "test_the_ceiling_separates_convergence_from_divergence",
-            "test_engine_random_graphs",
         },
     ),
     Mutant(
@@ -122,6 +122,7 @@ MUTANTS = [
             "test_engine_operations[numbers_on_the_left]",
             "test_engine_operations[numbers_on_the_right]",
             "test_engine_operations[tanh]",
+            "test_engine_random_graphs",
             "test_engine_reproduces_the_lessons_graph",
             "test_engine_two_layer_tanh",
             "test_fit_line_on_noisy_points_reaches_the_least_squares_line",
@@ -141,7 +142,6 @@ MUTANTS = [
             "test_softmax_is_stable_for_large_logits",
             "test_softmax_reproduces_the_lesson",
             "test_the_ceiling_separates_convergence_from_divergence",
-            "test_engine_random_graphs",
         },
     ),
     Mutant(
@@ -156,12 +156,12 @@ MUTANTS = [
             "test_engine_operations[div]",
             "test_engine_operations[numbers_on_the_left]",
             "test_engine_operations[pow]",
+            "test_engine_random_graphs",
             "test_softmax_gradient_is_probabilities_minus_one_hot[0]",
             "test_softmax_gradient_is_probabilities_minus_one_hot[3]",
             "test_softmax_gradient_is_probabilities_minus_one_hot[4]",
             "test_softmax_is_stable_for_large_logits",
             "test_softmax_reproduces_the_lesson",
-            "test_engine_random_graphs",
         },
     ),
     Mutant(
@@ -189,12 +189,12 @@ MUTANTS = [
             "test_engine_operations[div]",
             "test_engine_operations[numbers_on_the_left]",
             "test_engine_operations[pow]",
+            "test_engine_random_graphs",
             "test_softmax_gradient_is_probabilities_minus_one_hot[0]",
             "test_softmax_gradient_is_probabilities_minus_one_hot[3]",
             "test_softmax_gradient_is_probabilities_minus_one_hot[4]",
             "test_softmax_is_stable_for_large_logits",
             "test_softmax_reproduces_the_lesson",
-            "test_engine_random_graphs",
         },
     ),
     Mutant(
@@ -207,12 +207,12 @@ MUTANTS = [
         caught_by={
             "test_engine_adds_the_contributions_of_a_repeated_number",
             "test_engine_operations[exp]",
+            "test_engine_random_graphs",
             "test_softmax_gradient_is_probabilities_minus_one_hot[0]",
             "test_softmax_gradient_is_probabilities_minus_one_hot[3]",
             "test_softmax_gradient_is_probabilities_minus_one_hot[4]",
             "test_softmax_is_stable_for_large_logits",
             "test_softmax_reproduces_the_lesson",
-            "test_engine_random_graphs",
         },
     ),
     Mutant(
@@ -225,12 +225,12 @@ MUTANTS = [
         caught_by={
             "test_engine_adds_the_contributions_of_a_repeated_number",
             "test_engine_operations[exp]",
+            "test_engine_random_graphs",
             "test_softmax_gradient_is_probabilities_minus_one_hot[0]",
             "test_softmax_gradient_is_probabilities_minus_one_hot[3]",
             "test_softmax_gradient_is_probabilities_minus_one_hot[4]",
             "test_softmax_is_stable_for_large_logits",
             "test_softmax_reproduces_the_lesson",
-            "test_engine_random_graphs",
         },
     ),
     Mutant(
@@ -255,12 +255,12 @@ MUTANTS = [
         caught_by={
             "test_engine_adds_the_contributions_of_a_repeated_number",
             "test_engine_operations[log]",
+            "test_engine_random_graphs",
             "test_softmax_gradient_is_probabilities_minus_one_hot[0]",
             "test_softmax_gradient_is_probabilities_minus_one_hot[3]",
             "test_softmax_gradient_is_probabilities_minus_one_hot[4]",
             "test_softmax_is_stable_for_large_logits",
             "test_softmax_reproduces_the_lesson",
-            "test_engine_random_graphs",
         },
     ),
     Mutant(
@@ -273,12 +273,12 @@ MUTANTS = [
         caught_by={
             "test_engine_adds_the_contributions_of_a_repeated_number",
             "test_engine_operations[log]",
+            "test_engine_random_graphs",
             "test_softmax_gradient_is_probabilities_minus_one_hot[0]",
             "test_softmax_gradient_is_probabilities_minus_one_hot[3]",
             "test_softmax_gradient_is_probabilities_minus_one_hot[4]",
             "test_softmax_is_stable_for_large_logits",
             "test_softmax_reproduces_the_lesson",
-            "test_engine_random_graphs",
         },
     ),
     Mutant(
@@ -309,9 +309,9 @@ MUTANTS = [
             "test_engine_adds_the_contributions_of_a_repeated_number",
             "test_engine_neuron_matches_finite_differences_to_six_places",
             "test_engine_operations[tanh]",
+            "test_engine_random_graphs",
             "test_engine_two_layer_tanh",
             "test_numerical_derivative_agrees_with_the_engine",
-            "test_engine_random_graphs",
         },
     ),
     Mutant(
@@ -325,9 +325,9 @@ MUTANTS = [
             "test_engine_adds_the_contributions_of_a_repeated_number",
             "test_engine_neuron_matches_finite_differences_to_six_places",
             "test_engine_operations[tanh]",
+            "test_engine_random_graphs",
             "test_engine_two_layer_tanh",
             "test_numerical_derivative_agrees_with_the_engine",
-            "test_engine_random_graphs",
         },
     ),
     Mutant(
@@ -349,8 +349,8 @@ MUTANTS = [
         old="self.grad += (1.0 if self.data > 0 else 0.0) * out.grad",
         new="self.grad += out.data * out.grad",
         caught_by={
-            "test_engine_relu[x=0.5]",
             "test_engine_random_graphs",
+            "test_engine_relu[x=0.5]",
         },
     ),
     Mutant(
@@ -364,12 +364,12 @@ MUTANTS = [
         caught_by={
             "test_engine_operations[neg_sub]",
             "test_engine_operations[numbers_on_the_left]",
+            "test_engine_random_graphs",
             "test_softmax_gradient_is_probabilities_minus_one_hot[0]",
             "test_softmax_gradient_is_probabilities_minus_one_hot[3]",
             "test_softmax_gradient_is_probabilities_minus_one_hot[4]",
             "test_softmax_is_stable_for_large_logits",
             "test_softmax_reproduces_the_lesson",
-            "test_engine_random_graphs",
         },
     ),
     Mutant(
@@ -383,12 +383,12 @@ MUTANTS = [
             "test_engine_operations[neg_sub]",
             "test_engine_operations[numbers_on_the_left]",
             "test_engine_operations[numbers_on_the_right]",
+            "test_engine_random_graphs",
             "test_softmax_gradient_is_probabilities_minus_one_hot[0]",
             "test_softmax_gradient_is_probabilities_minus_one_hot[3]",
             "test_softmax_gradient_is_probabilities_minus_one_hot[4]",
             "test_softmax_is_stable_for_large_logits",
             "test_softmax_reproduces_the_lesson",
-            "test_engine_random_graphs",
         },
     ),
     Mutant(
@@ -408,12 +408,12 @@ MUTANTS = [
         caught_by={
             "test_engine_operations[div]",
             "test_engine_operations[numbers_on_the_left]",
+            "test_engine_random_graphs",
             "test_softmax_gradient_is_probabilities_minus_one_hot[0]",
             "test_softmax_gradient_is_probabilities_minus_one_hot[3]",
             "test_softmax_gradient_is_probabilities_minus_one_hot[4]",
             "test_softmax_is_stable_for_large_logits",
             "test_softmax_reproduces_the_lesson",
-            "test_engine_random_graphs",
         },
     ),
     Mutant(
@@ -467,6 +467,7 @@ MUTANTS = [
             "test_engine_operations[numbers_on_the_right]",
             "test_engine_operations[pow]",
             "test_engine_operations[tanh]",
+            "test_engine_random_graphs",
             "test_engine_relu[x=0.5]",
             "test_engine_reproduces_the_lessons_graph",
             "test_engine_two_layer_tanh",
@@ -487,7 +488,6 @@ MUTANTS = [
             "test_softmax_is_stable_for_large_logits",
             "test_softmax_reproduces_the_lesson",
             "test_the_ceiling_separates_convergence_from_divergence",
-            "test_engine_random_graphs",
         },
     ),
     Mutant(
@@ -507,6 +507,7 @@ MUTANTS = [
         propagate(self)""",
         caught_by={
             "test_engine_adds_the_contributions_of_a_repeated_number",
+            "test_engine_random_graphs",
             "test_fit_line_on_noisy_points_reaches_the_least_squares_line",
             "test_fit_line_reproduces_the_lessons_table",
             "test_fit_line_without_zeroing_keeps_overshooting",
@@ -523,7 +524,6 @@ MUTANTS = [
             "test_softmax_is_stable_for_large_logits",
             "test_softmax_reproduces_the_lesson",
             "test_the_ceiling_separates_convergence_from_divergence",
-            "test_engine_random_graphs",
         },
     ),
     Mutant(
@@ -572,6 +572,7 @@ MUTANTS = [
             order.append(v)""",
         caught_by={
             "test_engine_adds_the_contributions_of_a_repeated_number",
+            "test_engine_random_graphs",
             "test_fit_line_on_noisy_points_reaches_the_least_squares_line",
             "test_fit_line_reproduces_the_lessons_table",
             "test_fit_line_without_zeroing_keeps_overshooting",
@@ -588,7 +589,6 @@ MUTANTS = [
             "test_softmax_is_stable_for_large_logits",
             "test_softmax_reproduces_the_lesson",
             "test_the_ceiling_separates_convergence_from_divergence",
-            "test_engine_random_graphs",
         },
     ),
     Mutant(
@@ -610,6 +610,7 @@ MUTANTS = [
             "test_engine_operations[numbers_on_the_right]",
             "test_engine_operations[pow]",
             "test_engine_operations[tanh]",
+            "test_engine_random_graphs",
             "test_engine_relu[x=0.5]",
             "test_engine_reproduces_the_lessons_graph",
             "test_engine_two_layer_tanh",
@@ -630,7 +631,6 @@ MUTANTS = [
             "test_softmax_is_stable_for_large_logits",
             "test_softmax_reproduces_the_lesson",
             "test_the_ceiling_separates_convergence_from_divergence",
-            "test_engine_random_graphs",
         },
     ),
     Mutant(
@@ -652,6 +652,7 @@ MUTANTS = [
             "test_engine_operations[numbers_on_the_right]",
             "test_engine_operations[pow]",
             "test_engine_operations[tanh]",
+            "test_engine_random_graphs",
             "test_engine_relu[x=-2]",
             "test_engine_relu[x=0.5]",
             "test_engine_relu[x=0]",
@@ -674,7 +675,6 @@ MUTANTS = [
             "test_softmax_is_stable_for_large_logits",
             "test_softmax_reproduces_the_lesson",
             "test_the_ceiling_separates_convergence_from_divergence",
-            "test_engine_random_graphs",
         },
     ),
     Mutant(
@@ -715,6 +715,7 @@ MUTANTS = [
             "test_engine_operations[numbers_on_the_right]",
             "test_engine_operations[pow]",
             "test_engine_operations[tanh]",
+            "test_engine_random_graphs",
             "test_engine_relu[x=-2]",
             "test_engine_relu[x=0.5]",
             "test_engine_relu[x=0]",
@@ -737,7 +738,6 @@ MUTANTS = [
             "test_softmax_is_stable_for_large_logits",
             "test_softmax_reproduces_the_lesson",
             "test_the_ceiling_separates_convergence_from_divergence",
-            "test_engine_random_graphs",
         },
     ),
     # -----------------------------------------------------------------------
@@ -1669,6 +1669,194 @@ MUTANTS = [
         new="w = w - lr * w.grad\n        b = b - lr * b.grad",
         caught_by={
             "test_fit_line_without_zeroing_keeps_overshooting",
+        },
+    ),
+    Mutant(
+        name="numerical_derivative_default_h_1e5",
+        kind="numeric",
+        bug="numerical_derivative's default h is 1e-5 (CS231n's) instead of the handout's 1e-6",
+        within="numerical_derivative",
+        old="def numerical_derivative(f, args, i, h=1e-6):",
+        new="def numerical_derivative(f, args, i, h=1e-5):",
+        caught_by={
+            "test_numerical_derivative_is_central",
+        },
+    ),
+    Mutant(
+        name="numerical_derivative_default_h_1e4",
+        kind="numeric",
+        bug="numerical_derivative's default h is 1e-4 instead of the handout's 1e-6",
+        within="numerical_derivative",
+        old="def numerical_derivative(f, args, i, h=1e-6):",
+        new="def numerical_derivative(f, args, i, h=1e-4):",
+        caught_by={
+            "test_numerical_derivative_is_central",
+            "test_numerical_derivative_picks_argument_i_and_leaves_args_alone",
+        },
+    ),
+    Mutant(
+        name="numerical_derivative_one_list_for_both_nudges",
+        kind="alias",
+        bug="numerical_derivative writes up = down = list(args): one list, nudged up and back, so the estimate is 0",
+        within="numerical_derivative",
+        old="up, down = list(args), list(args)",
+        new="up = down = list(args)",
+        caught_by={
+            "test_numerical_derivative_agrees_with_the_engine",
+            "test_numerical_derivative_is_central",
+            "test_numerical_derivative_picks_argument_i_and_leaves_args_alone",
+        },
+    ),
+    Mutant(
+        name="numerical_derivative_steps_back_to_x",
+        kind="numeric",
+        bug="numerical_derivative nudges one list by +h, then by -h, which is x again: (f(x + h) - f(x)) / (2h)",
+        within="numerical_derivative",
+        old=(
+            "    up, down = list(args), list(args)\n"
+            "    up[i] += h\n"
+            "    down[i] -= h\n"
+            "    return float((f(*up) - f(*down)) / (2 * h))"
+        ),
+        new=(
+            "    nudged = list(args)\n"
+            "    nudged[i] += h\n"
+            "    plus = f(*nudged)\n"
+            "    nudged[i] -= h\n"
+            "    minus = f(*nudged)\n"
+            "    return float((plus - minus) / (2 * h))"
+        ),
+        caught_by={
+            "test_numerical_derivative_agrees_with_the_engine",
+            "test_numerical_derivative_is_central",
+            "test_numerical_derivative_picks_argument_i_and_leaves_args_alone",
+        },
+    ),
+    Mutant(
+        name="numerical_derivative_scales_h_by_x",
+        kind="numeric",
+        bug="numerical_derivative scales h by max(1, |x|), a relative step the handout does not ask for",
+        within="numerical_derivative",
+        old="    up, down = list(args), list(args)\n    up[i] += h",
+        new="    up, down = list(args), list(args)\n    h = h * max(1.0, abs(args[i]))\n    up[i] += h",
+        caught_by={
+            "test_numerical_derivative_is_central",
+        },
+    ),
+    Mutant(
+        name="numerical_derivative_passes_the_list",
+        kind="call_form",
+        bug="numerical_derivative calls f(up) instead of f(*up): f gets one list, not the numbers",
+        within="numerical_derivative",
+        old="return float((f(*up) - f(*down)) / (2 * h))",
+        new="return float((f(up) - f(down)) / (2 * h))",
+        caught_by={
+            "test_numerical_derivative_agrees_with_the_engine",
+            "test_numerical_derivative_is_central",
+            "test_numerical_derivative_picks_argument_i_and_leaves_args_alone",
+        },
+    ),
+    Mutant(
+        name="value_mul_rule_divides_the_output",
+        kind="derivative",
+        bug="Value.__mul__'s rule is written as out.data / x, which divides by zero where an operand is 0",
+        within="Value.__mul__",
+        old=(
+            "            self.grad += other.data * out.grad  # d(out)/d(self) = other\n"
+            "            other.grad += self.data * out.grad"
+        ),
+        new=(
+            "            self.grad += out.data / self.data * out.grad  # d(out)/d(self) = other\n"
+            "            other.grad += out.data / other.data * out.grad"
+        ),
+        caught_by={
+            "test_engine_neuron_matches_finite_differences_to_six_places",
+            "test_engine_random_graphs",
+            "test_fit_line_on_noisy_points_reaches_the_least_squares_line",
+            "test_fit_line_reproduces_the_lessons_table",
+            "test_fit_line_without_zeroing_keeps_overshooting",
+            "test_learning_rate_table[0.001]",
+            "test_learning_rate_table[0.01]",
+            "test_learning_rate_table[0.05]",
+            "test_learning_rate_table[0.1]",
+            "test_learning_rate_table[0.2]",
+            "test_learning_rate_table[0.3]",
+            "test_numerical_derivative_agrees_with_the_engine",
+            "test_rates_0238_and_024_both_diverge",
+            "test_the_ceiling_separates_convergence_from_divergence",
+        },
+    ),
+    Mutant(
+        name="value_add_passes_self_grad_to_other",
+        kind="chain_rule",
+        bug="Value.__add__ gives other self.grad (other.grad += self.grad), all that self has gathered, not out.grad",
+        within="Value.__add__",
+        old="            other.grad += out.grad",
+        new="            other.grad += self.grad",
+        caught_by={
+            "test_engine_adds_the_contributions_of_a_repeated_number",
+            "test_softmax_gradient_is_probabilities_minus_one_hot[0]",
+            "test_softmax_is_stable_for_large_logits",
+            "test_softmax_reproduces_the_lesson",
+        },
+    ),
+    Mutant(
+        name="value_backward_skips_the_output_s_rule",
+        kind="order",
+        bug="Value.backward walks reversed(order[:-1]): the output's own rule never runs",
+        within="Value.backward",
+        old="for v in reversed(order):",
+        new="for v in reversed(order[:-1]):",
+        caught_by={
+            "test_engine_adds_the_contributions_of_a_repeated_number",
+            "test_engine_leaf_gradients_add_up_across_backward_passes",
+            "test_engine_neuron_matches_finite_differences_to_six_places",
+            "test_engine_operations[div]",
+            "test_engine_operations[exp]",
+            "test_engine_operations[log]",
+            "test_engine_operations[neg_sub]",
+            "test_engine_operations[numbers_on_the_left]",
+            "test_engine_operations[numbers_on_the_right]",
+            "test_engine_operations[pow]",
+            "test_engine_operations[tanh]",
+            "test_engine_random_graphs",
+            "test_engine_relu[x=-2]",
+            "test_engine_relu[x=0.5]",
+            "test_engine_relu[x=0]",
+            "test_engine_reproduces_the_lessons_graph",
+            "test_engine_two_layer_tanh",
+            "test_fit_line_on_noisy_points_reaches_the_least_squares_line",
+            "test_fit_line_reproduces_the_lessons_table",
+            "test_fit_line_without_zeroing_keeps_overshooting",
+            "test_learning_rate_table[0.001]",
+            "test_learning_rate_table[0.01]",
+            "test_learning_rate_table[0.05]",
+            "test_learning_rate_table[0.1]",
+            "test_learning_rate_table[0.2]",
+            "test_learning_rate_table[0.3]",
+            "test_numerical_derivative_agrees_with_the_engine",
+            "test_rates_0238_and_024_both_diverge",
+            "test_softmax_gradient_is_probabilities_minus_one_hot[0]",
+            "test_softmax_gradient_is_probabilities_minus_one_hot[3]",
+            "test_softmax_gradient_is_probabilities_minus_one_hot[4]",
+            "test_softmax_is_stable_for_large_logits",
+            "test_softmax_reproduces_the_lesson",
+            "test_the_ceiling_separates_convergence_from_divergence",
+        },
+    ),
+    Mutant(
+        name="softmax_log_sum_exp_without_the_shift",
+        kind="stability",
+        bug="softmax_cross_entropy computes the loss as log(sum(exp(z - m))) - z[target], the m left out",
+        within="softmax_cross_entropy",
+        old="loss = -(probs[target].log())",
+        new="loss = total.log() - logits[target]",
+        caught_by={
+            "test_softmax_gradient_is_probabilities_minus_one_hot[0]",
+            "test_softmax_gradient_is_probabilities_minus_one_hot[3]",
+            "test_softmax_gradient_is_probabilities_minus_one_hot[4]",
+            "test_softmax_is_stable_for_large_logits",
+            "test_softmax_reproduces_the_lesson",
         },
     ),
 ]
