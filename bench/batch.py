@@ -1,8 +1,10 @@
 """The batch suite of `make bench`: a generated class graded by `grader batch` with 1 and N
-jobs, against in-process grading, and the first 50 to 400 of its students for linearity."""
+jobs, against in-process grading, and the first 50 to 800 students of a class without hanging
+files for linearity."""
 
 from __future__ import annotations
 
+import itertools
 import os
 import shutil
 import statistics
@@ -23,6 +25,7 @@ HIDDEN_ROUNDS = 2  # one in each order
 # session of 100 took 0.37 s a student against 0.33 s with 40, its fastest.
 HONEST_SAMPLE = 40
 HONEST_ROUNDS = 3
+SIMILARITY_CLASS = 800  # the similarity row's estimate: a class of this many distinct files
 ONE_BY_ONE = 20  # students graded with one `grader run` each, the batch's baseline (the first 20: every kind)
 
 
@@ -39,7 +42,12 @@ BENCH_HOSTILE = [
 ]
 
 
-def generate_class(folder: Path, size: int, lab_id: str = "ch06") -> dict[str, str]:
+def hangs(entry) -> bool:
+    """Whether a red-team entry's file makes a test run out of its time (it costs its limit, whatever the class)."""
+    return entry.all_outcomes == "timeout" or "timeout" in entry.outcomes.values()
+
+
+def generate_class(folder: Path, size: int, lab_id: str = "ch06", *, hanging: bool = True) -> dict[str, str]:
     """A class of ``size`` submissions like a real one: correct, partly done, buggy, hostile.
 
     Returns student -> kind. Built from the lab's instructor material (labs/<id>/instructor/:
@@ -49,6 +57,7 @@ def generate_class(folder: Path, size: int, lab_id: str = "ch06") -> dict[str, s
     Drawn from one pool, as they once were, two more mutants changed which hostile files the class
     held: a file that hangs two tests came in, and the first 100 students took 47 s instead of 33 s
     on 2 jobs. It is in the class for good now (student 89): a real class has its hangs too.
+    ``hanging`` False leaves the hostile files that hang out of the cycle (the linearity's classes).
     """
     from tests import instructor
     from tests.hostile.catalogue import HOSTILE
@@ -58,7 +67,8 @@ def generate_class(folder: Path, size: int, lab_id: str = "ch06") -> dict[str, s
     reference = reference_source(lab_id)
     pristine = lab.starter.read_text(encoding="utf-8")
     by_file = {h.file: h for h in HOSTILE if h.lab == lab_id}
-    hostile = [by_file[name].source() for name in BENCH_HOSTILE if name in by_file]
+    listed = [by_file[name] for name in BENCH_HOSTILE if name in by_file]
+    hostile = [entry.source() for entry in listed if hanging or not hangs(entry)]
     mutants = catalogue(lab_id)
     # Every 7th mutant, cycled, so the class meets bugs from every part of the catalogue; another
     # step when 7 divides the catalogue's size, which would cycle through a seventh of it.
@@ -178,12 +188,31 @@ def similarity_seconds(folder: Path, names: list[str]) -> dict:
         started = time.perf_counter()
         found = similarity.pairs(texts, starter, similarity.DEFAULT_THRESHOLD, jobs=processes)
         seconds[processes] = time.perf_counter() - started
+    # Its two parts apart, in one process: a text's fingerprint (linear in the class) and a pair's comparison
+    # (quadratic). The generated class holds many copies, which are fingerprinted and compared once; a real
+    # class's files are all distinct: what SIMILARITY_CLASS of them would cost, from these two figures.
+    distinct = list(dict.fromkeys(t.text for t in texts))
+    started = time.perf_counter()
+    prints = similarity.fingerprint_texts(distinct, starter)
+    fingerprinted = time.perf_counter()
+    compared = list(itertools.combinations(prints, 2))
+    for first, second in compared:
+        similarity.compare_files(first, second)
+    per_text = (fingerprinted - started) / len(distinct)
+    per_pair = (time.perf_counter() - fingerprinted) / max(1, len(compared))
+    n = SIMILARITY_CLASS
     return {
         "students": len(names),
         "seconds": round(seconds[jobs], 2),
         "processes": jobs,
         "one_process_seconds": round(seconds[1], 2),
         "pairs": len(found),
+        "distinct_texts": len(distinct),
+        "per_text_ms": round(per_text * 1e3, 1),
+        "per_pair_us": round(per_pair * 1e6, 1),
+        # computed, not measured: fingerprints on every core, comparisons in the batch's process (as pairs() does)
+        f"{n}_distinct_fingerprints_s": round(n * per_text / jobs, 1),
+        f"{n}_distinct_comparisons_s": round(n * (n - 1) / 2 * per_pair, 1),
     }
 
 
@@ -207,13 +236,17 @@ def _first(folder: Path, names: list[str], into: Path) -> Path:
 
 def bench_batch(repeat: int, size: int = 200, sizes: tuple[int, ...] = SCALING_SIZES) -> dict:
     """A generated class through `grader batch` with 1 and N jobs, against in-process grading
-    and against one `grader run` per student, and the first 50 to 400 of its students with N
-    jobs: the time must grow linearly. Then what the lab's hidden tests cost a batch, the
-    comparison of every pair of students' files (similar submissions), and the class report.
+    and against one `grader run` per student, and the first 50 to 800 students of a class whose
+    hostile files do not hang, with N jobs: the time must grow linearly. Then what the lab's hidden
+    tests cost a batch, the comparison of every pair of students' files (similar submissions), and
+    the class report.
 
     One run of each (a run of 200 students is itself an average), but for the honest students' ratio,
-    measured in turns (honest_times). Every prefix of the class has about the same mix of kinds
-    (generate_class cycles it every 20 students).
+    measured in turns (honest_times). Every prefix of a class has about the same mix of kinds
+    (generate_class cycles it every 20 students), but not of hangs: a file that hangs costs its time limits
+    (about 20 s of a job) at any class size, and the class holds it once in 160 students, so the first 50
+    held none and the 800 five (50 of their 241 s on 2 jobs, 2026-12-07): linearity read 1.23 for that
+    alone. The linearity's classes are the prefixes of a class whose hostile files do not hang.
     """
     jobs = os.cpu_count() or 1
     lab = labs.get("ch06")
@@ -227,13 +260,12 @@ def bench_batch(repeat: int, size: int = 200, sizes: tuple[int, ...] = SCALING_S
         runs = {n: batch_seconds(folder, Path(tmp) / f"out{n}", n) for n in sorted({1, jobs})}
         times = {n: seconds for n, (seconds, _) in runs.items()}
         one_by_one = one_by_one_seconds(folder, names[:ONE_BY_ONE], Path(tmp) / "one_by_one")
+        steady = Path(tmp) / "steady"
+        steady_names = sorted(generate_class(steady, max(sizes), hanging=False))
         scaling, peaks = {}, {}
         for n in sizes:
-            if n == size:
-                scaling[n], peaks[n] = runs[jobs]
-            else:
-                prefix = _first(everyone, names[:n], Path(tmp) / f"first{n}")
-                scaling[n], peaks[n] = batch_seconds(prefix, Path(tmp) / f"scaling{n}", jobs)
+            prefix = _first(steady, steady_names[:n], Path(tmp) / f"first{n}")
+            scaling[n], peaks[n] = batch_seconds(prefix, Path(tmp) / f"scaling{n}", jobs)
         per_submission = honest_times(lab, [folder / f"{n}.py" for n in honest[:HONEST_SAMPLE]])
         similar = similarity_seconds(folder, names[:size])
         report = report_seconds(Path(tmp) / f"out{jobs}")
@@ -260,6 +292,7 @@ def bench_batch(repeat: int, size: int = 200, sizes: tuple[int, ...] = SCALING_S
         "per_submission": per_submission,
         "scaling": {
             "jobs": jobs,
+            "hanging_files": "left out",  # see bench_batch's docstring
             **{f"{n}_students_s": round(seconds, 1) for n, seconds in scaling.items()},
             # 1.0 is linear: the time per student with the most students over that with the fewest
             "linearity": round(per_student[largest] / per_student[smallest], 2),

@@ -127,6 +127,14 @@ def test_the_similarity_figure_compares_the_generated_class(tmp_path):
     figure = bench_batch.similarity_seconds(tmp_path, sorted(kinds))
     # The class is built from copies: the reference's mutants are alike (each one bug apart)
     assert figure["students"] == 20 and figure["pairs"] > 0 and figure["seconds"] > 0
+    # ...so it also says what a class of distinct files would cost, from each part's own time
+    texts = {(tmp_path / f"{name}.py").read_text() for name in kinds}
+    assert figure["distinct_texts"] == len(texts) < 20
+    # (a fingerprint may cost nothing here: the kit's tests remember them, tests/pure_memo.py)
+    assert figure["per_text_ms"] >= 0 and figure["per_pair_us"] > 0
+    n = bench_batch.SIMILARITY_CLASS
+    estimate = n * (n - 1) / 2 * figure["per_pair_us"] / 1e6  # from the rounded figure: within 0.2 s
+    assert abs(figure[f"{n}_distinct_comparisons_s"] - estimate) <= 0.2
 
 
 def test_the_report_figure_writes_the_class_report_of_a_graded_folder(tmp_path):
@@ -215,6 +223,20 @@ def test_a_generated_class_keeps_its_kinds_and_hostile_files_when_the_catalogue_
     hostile = {(tmp_path / "before" / f"{n}.py").read_text() for n, kind in before.items() if kind == "hostile"}
     assert len(hostile) == len(bench_batch.BENCH_HOSTILE)
     assert sorted(set(before.values())) == ["buggy", "correct", "hostile", "starter"]
+
+
+def test_the_linearity_s_class_holds_every_kind_but_no_file_that_hangs(tmp_path):
+    """A file that hangs costs its limits at any class size, and a prefix holds it or not by where it falls:
+    the linearity's classes leave it out, and keep the other hostile files and every kind in every prefix."""
+    from tests.hostile.catalogue import HOSTILE
+
+    listed = [h for h in HOSTILE if h.lab == "ch06" and h.file in bench_batch.BENCH_HOSTILE]
+    hanging = {h.source() for h in listed if bench_batch.hangs(h)}
+    assert hanging, "the bench's class holds a file that hangs (student 89)"
+    steady = bench_batch.generate_class(tmp_path / "steady", 160, hanging=False)
+    texts = {(tmp_path / "steady" / f"{n}.py").read_text() for n, kind in steady.items() if kind == "hostile"}
+    assert texts and not texts & hanging and len(texts) == len(listed) - len(hanging)
+    assert steady == bench_batch.generate_class(tmp_path / "whole", 160)  # the same kinds, student by student
 
 
 def test_a_lab_without_the_bench_hostile_files_gets_a_class_without_hostile_students(tmp_path):
