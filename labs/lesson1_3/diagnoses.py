@@ -458,6 +458,16 @@ def first_rows(got, right, never_zeroed, n: int, rerun) -> str:
         return ""
     if near([w1, b1], [-right[1][1], -right[1][2]]):
         return "w and b moved up the gradient: the update has the wrong sign; subtract lr times the gradient"
+    if near([w1, b1], [right[1][1] / n, right[1][2] / n]):
+        return (
+            f"w and b moved 1/{n} of the way: the gradient of the mean already holds its 1/n, so the update "
+            "is lr times the gradient, without a factor 1/n more"
+        )
+    if near(w1, right[1][1]) and near(b1, -right[1][2]) and not near(b1, 0.0):
+        return (
+            "w moved right and b the opposite way: the error is w * x + b - y; written y - w * x + b, its "
+            "parentheses lost, b enters it with the wrong sign"
+        )
     if near(w1, right[1][1]) and near(b1, w1) and not near(right[1][2], w1):
         return "b moved exactly as far as w: the loop updates b with w's gradient; update b with b.grad"
     if near([w1, b1], right[1][1:]) and near(loss1, loss0 / n + right[1][0]):
@@ -554,7 +564,21 @@ CEILINGS = [
         lambda xs: 2 / _largest(_hessian(xs, bb=1.0)),
         "the Hessian's b-b entry is (2/n) x n = 2: yours puts 1 where n belongs",
     ),
+    (
+        lambda xs: 2 / _largest(_hessian(xs) + (2 / len(xs)) * np.diag([np.sum(xs) ** 2 - np.dot(xs, xs), 0.0])),
+        "the Hessian's w-w entry is (2/n) Σx², the sum of the squares: yours squares the sum, (Σx)²",
+    ),
+    (
+        lambda xs: 2 / _largest(_hessian_of_four(xs)),
+        "the Hessian (2/n)[[Σx², Σx], [Σx, n]] takes n = len(xs): yours is 4 whatever the data (the lesson's "
+        "four points)",
+    ),
 ]
+
+
+def _hessian_of_four(xs) -> np.ndarray:
+    x = np.asarray(xs, dtype=np.float64)
+    return (2 / 4) * np.array([[x @ x, x.sum()], [x.sum(), 4.0]])
 
 
 def ceiling(inputs, got) -> str:

@@ -735,7 +735,10 @@ CEILING_INPUTS = (XS, [-1.0, 0.5, 2.0, 4.5], [10.0, 11.0, 12.5])
 @graded(task="ceiling", points=4, hint="2 divided by the LARGEST eigenvalue of the Hessian (2/n)[[Σx², Σx], [Σx, n]]")
 def test_max_stable_lr():
     got = [as_float(lab.max_stable_lr(list(xs)), f"max_stable_lr({xs})") for xs in CEILING_INPUTS]
-    hint = diagnoses.ceiling(CEILING_INPUTS, got) or "the ceiling is 2 / λ, λ the steepest curvature of the loss"
+    hint = diagnoses.ceiling(CEILING_INPUTS, got) or (
+        "the ceiling is 2 / λ, λ the LARGEST eigenvalue of the Hessian (2/n)[[Σx², Σx], [Σx, n]]: the loss's "
+        "steepest curvature"
+    )
     expect_close(round(got[0], 3), 0.238, "the lesson's ceiling, to 3 places", atol=1e-12, hint=hint)
     for xs, one in zip(CEILING_INPUTS, got, strict=True):
         expect_close(one, ceiling(xs), f"max_stable_lr({xs})", rtol=1e-9, hint=hint)
