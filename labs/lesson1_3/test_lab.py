@@ -94,12 +94,19 @@ def test_engine_reproduces_the_lessons_graph():
     f = (a * b + c) * lab.Value(-2.0)
     f.backward()
     expect_close(as_float(f.data, "f.data"), -8.0, "f = (a*b + c) * (-2): forward value", hint=FORWARD_HINT)
-    got = grads(a, b, c)
+    *got, f_grad = grads(a, b, c, f)  # one read
     expect_diagnosed(
         got,
         [6.0, -4.0, -2.0],
         "(df/da, df/db, df/dc) for f = (a*b + c) * (-2)",
         lambda: diagnoses.lessons_graph(lab.Value, f, got, 2.0, -3.0, 10.0),
+    )
+    expect_close(
+        f_grad,
+        1.0,
+        "f.grad after f.backward()",
+        hint="backward() sets the output's gradient to 1 (df/df) and leaves every gradient as it is: a node's "
+        "gradient reset after its rule ran is lost to whoever reads it (the logits' gradients of a computed loss)",
     )
 
 

@@ -1916,4 +1916,31 @@ MUTANTS = [
             "test_fit_line_without_zeroing_keeps_overshooting",
         },
     ),
+    Mutant(
+        name="value_backward_resets_each_gradient_after_its_rule",
+        kind="reset",
+        bug=(
+            "Value.backward zeroes each intermediate's gradient right after its rule runs (to clean up for the next "
+            "pass): the output's and the intermediates' gradients read 0"
+        ),
+        within="Value.backward",
+        old=(
+            "        for v in order:\n"
+            "            if v._parents:  # intermediate nodes start from zero on every pass\n"
+            "                v.grad = 0.0\n"
+            "        self.grad += 1.0  # d(output)/d(output) = 1\n"
+            "        for v in reversed(order):  # walk backwards from the output\n"
+            "            v._backward()"
+        ),
+        new=(
+            "        self.grad = 1.0  # d(output)/d(output) = 1\n"
+            "        for v in reversed(order):  # walk backwards from the output\n"
+            "            v._backward()\n"
+            "            if v._parents:  # clean up for the next pass\n"
+            "                v.grad = 0.0"
+        ),
+        caught_by={
+            "test_engine_reproduces_the_lessons_graph",
+        },
+    ),
 ]
