@@ -244,9 +244,9 @@ def bench_batch(repeat: int, size: int = 200, sizes: tuple[int, ...] = SCALING_S
     One run of each (a run of 200 students is itself an average), but for the honest students' ratio,
     measured in turns (honest_times). Every prefix of a class has about the same mix of kinds
     (generate_class cycles it every 20 students), but not of hangs: a file that hangs costs its time limits
-    (about 20 s of a job) at any class size, and the class holds it once in 160 students, so the first 50
-    held none and the 800 five (50 of their 241 s on 2 jobs, 2026-12-07): linearity read 1.23 for that
-    alone. The linearity's classes are the prefixes of a class whose hostile files do not hang.
+    at any class size (13.5 s for the bench's own `grader run`), and the class holds it once in 160 students,
+    so the first 50 held none and the 800 five: linearity read 1.23 on 2026-12-07's fast VM for that alone.
+    The linearity's classes are the prefixes of a class whose hostile files do not hang.
     """
     jobs = os.cpu_count() or 1
     lab = labs.get("ch06")
