@@ -107,6 +107,14 @@ def test_a_rule_that_lost_its_parentheses(op, slip):
     assert f"`{op}`'s backward" in hint and "the parentheses left out" in hint, hint
 
 
+def test_a_relu_rule_that_compares_the_product():
+    # grad * x > 0 for grad * (x > 0): 1 where the product is positive, 0 elsewhere (a review's relu)
+    x = np.array([[-1.5, 0.3], [0.4, -2.0]])
+    w = weights((2, 2))
+    hint = diagnosis.explain_gradients(lambda a: weighted(a.relu()), [x], [(w * x > 0).astype(float)])
+    assert named(hint) == {"derivative"} and "compares the product" in hint, hint
+
+
 def test_the_outputs_and_intermediates_gradients_tell_apart_bugs_that_starve_every_input():
     """f = (a*b + c)**2 with u = a*b and s = u + c, every input's gradient 0: which bug it is shows
     in the gradients of f itself and of s (f.grad = 0: never seeded; s.grad = 8: f's step ran last)."""

@@ -115,6 +115,8 @@ _SPECIFIC = {
     ): "`tanh`'s backward multiplies by 1 - t, the square forgotten: the local derivative of tanh is 1 - t**2",
     ("sigmoid", "one_minus_s"): "`sigmoid`'s backward multiplies by 1 - s alone: the local derivative of sigmoid is "
     "s * (1 - s)",
+    ("relu", "compares_product"): "`relu`'s backward computes out.grad * x > 0, which compares the product with 0 "
+    "(a 0 or a 1): the local derivative of relu is the mask (x > 0), times out.grad: out.grad * (x > 0)",
     ("tanh", "parentheses_grad_first"): "`tanh`'s backward computes out.grad * 1 - t**2, the parentheses left out: "
     "the local derivative of tanh is 1 - t**2, times out.grad: out.grad * (1 - t**2)",
     ("tanh", "parentheses_grad_last"): "`tanh`'s backward computes 1 - t**2 * out.grad, the parentheses left out: "

@@ -76,7 +76,7 @@ SPECIFIC_RULE_FAULTS = {
         ("one_minus_s", 0, "derivative"),
         ("parentheses_grad_first", 0, "derivative"),
     ),
-    "relu": (("output", 0, "derivative"), ("at_zero", 0, "derivative")),
+    "relu": (("output", 0, "derivative"), ("at_zero", 0, "derivative"), ("compares_product", 0, "derivative")),
     "sum": (("no_expand", 0, "axis"), ("expand_last", 0, "axis")),
     "mean": (("no_count", 0, "factor"), ("no_expand", 0, "axis")),
     "@": (("no_transpose", 0, "transpose"), ("no_transpose", 1, "transpose")),
@@ -590,7 +590,8 @@ class Node:
         x = self.data
         y = np.where(x > 0, x, 0.0)
         wrong = {"output": lambda x, y: y, "at_zero": lambda x, y: (x >= 0).astype(np.float64)}
-        return self.run.unary("relu", self, y, (x > 0).astype(np.float64), wrong)
+        slips = {"compares_product": lambda g, x, y: (g * x > 0).astype(np.float64)}  # grad * x > 0
+        return self.run.unary("relu", self, y, (x > 0).astype(np.float64), wrong, slips)
 
     @_public("sigmoid")
     def sigmoid(self):

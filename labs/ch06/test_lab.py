@@ -442,9 +442,9 @@ GRADCHECK_CASES = {
     "log": (lambda a: weighted(a.log()), [positive(2, 3)], "d log(x)/dx = 1/x"),
     # two entries far out, where (e**2x - 1) / (e**2x + 1) is inf / inf: tanh is ±1 there, its gradient 0
     "tanh": (lambda a: weighted(a.tanh()), [with_far_entries(normal(2, 3))], "d tanh(x)/dx = 1 - tanh(x)**2"),
-    "relu": (
+    "relu": (  # x > 0 under a positive weight and under a negative one: a rule that compares grad * x with 0 shows
         lambda a: weighted(a.relu()),
-        [np.array([[-1.5, -0.3], [0.4, 2.0]])],
+        [np.array([[-1.5, 0.3], [0.4, -2.0]])],
         "relu passes the gradient where x > 0 and blocks it elsewhere",
     ),
     "neg_and_numbers": (

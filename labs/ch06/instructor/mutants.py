@@ -1594,7 +1594,6 @@ MUTANTS = [
             "test_tensor_random_graphs",
             "test_tensor_used_twice_gets_all_contributions[x.relu() * x ** 2]",
         },
-        named=False,  # its gradients are all 0 in the first test, which several bugs give: the hint says so
     ),
     Mutant(
         name="tensor_sigmoid_rule_loses_parentheses",
