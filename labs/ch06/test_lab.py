@@ -46,6 +46,7 @@ from grader.testing.graphs import (
     scalar_graphs,
     tensor_graphs,
 )
+from grader.verdicts import WorkerFailure
 from labs.ch06 import audits, loops
 from labs.ch06.xor_mlp import train_xor
 
@@ -370,8 +371,9 @@ def test_backward_with_explicit_seed():
         x = lab.Tensor(given([1.0, 2.0, 3.0]))
         y = x * 2.0
         y.backward(given(np.array([1.0, 0.0, -1.0])))
+        got = as_array(x.grad, "x.grad")
         expect_tensor_gradients(
-            as_array(x.grad, "x.grad"),
+            got,
             [2.0, 0.0, -2.0],
             "x.grad after (x * 2).backward([1, 0, -1])",
             lambda x: x * 2.0,
@@ -379,6 +381,7 @@ def test_backward_with_explicit_seed():
             output=y,
             seed=[1.0, 0.0, -1.0],
             hint="backward(grad) starts from the grad it is given: here x.grad = 2 * grad",
+            also=[] if np.allclose(got, [2.0, 0.0, -2.0]) else product_of_two_tensors(),
         )
     # A single-element output given a seed starts from that seed too, not from 1.
     x = lab.Tensor(given([2.0]))
@@ -390,6 +393,21 @@ def test_backward_with_explicit_seed():
         hint="backward(grad) uses the seed it is given whatever the output's size: a single-element output "
         "starts from 1 only when no grad is given",
     )
+
+
+def product_of_two_tensors() -> list:
+    """x * w with w a tensor too, as a diagnosis's evidence (``also``), or none if it cannot be read: a
+    requires_grad test of the wrong operand passes x nothing in x * 2.0 alone, a product outside the graph
+    or a seed set too late pass nothing in both."""
+    try:
+        x, w = lab.Tensor(given([1.0, 2.0, 3.0])), lab.Tensor(given([2.0, 2.0, 2.0]))
+        (x * w).backward(given(np.ones(3)))
+        grads = [as_array(take(), "a gradient") for take in read_each([(x, "grad"), (w, "grad")])]
+    except WorkerFailure:  # the test's verdict, not the evidence's
+        raise
+    except Exception:  # noqa: BLE001 - what cannot be read is no evidence
+        return []
+    return [(lambda x, w: x * w, [[1.0, 2.0, 3.0], [2.0, 2.0, 2.0]], grads)]
 
 
 def weighted(out, seed=7):

@@ -598,7 +598,6 @@ MUTANTS = [
         kind="guard",
         # x * 2.0 passes x nothing: so does a `*` outside the graph, and so does seeding the output only
         # after the steps; the first failure (the explicit-seed test) has no intermediate to tell them apart.
-        named=False,
         bug="Tensor.__mul__ asks whether the other operand needs a gradient before computing self's (copy-paste), "
         "so x * 2.0 passes x nothing",
         within="Tensor.__mul__",
