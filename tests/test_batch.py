@@ -157,7 +157,7 @@ def test_every_score_below_full_has_its_reason(graded_class):
     assert all(below.values()) and not rows["alice"]["reason"]
     assert below["bob"] == "the starter, unchanged"
     assert below["dave"] == "does not parse (line 1)"
-    assert below["lou"] == (
+    assert below["lou"].startswith(  # then what its Value fails of ch06's task 1 (lesson1_3 takes array exponents)
         "lacks 4 of the lab's 5 names: Tensor, numerical_grad, gradcheck, GradcheckError "
         "(looks like lab lesson1_3's file)"
     )

@@ -231,6 +231,21 @@ def test_a_power_of_the_base_s_absolute_value():
     assert named(rule) == {"sign"} and "abs(x) ** (k - 1)" in rule, rule
 
 
+def test_a_value_a_hair_off_the_right_one_names_no_forward_bug():
+    # log(x + 1e-8) for log(x): a forward bug that changes nothing in this computation (sum's keepdims, say)
+    # gives the right value, as close to this one as the check's tolerance: it explains nothing (a review)
+    x = weights((2, 3), 3) ** 2 + 0.5
+    got = float((np.log(x + 1e-8) * weights((2, 3))).sum())
+    assert diagnosis.explain_forward(lambda a: weighted(a.log()), [x], got) == ""
+
+
+def test_an_output_whose_gradient_is_never_reset():
+    # two calls of backward() on (x * x).sum(), the output's seed kept: 1 then 2, so 2x + 4x
+    x = np.array([0.5, -1.5, 2.0])
+    hint = diagnosis.explain_gradients(lambda a: (a * a).sum(), [x], [6 * x], calls=2)
+    assert named(hint) == {"reset"} and "the output's" in hint, hint
+
+
 def weighted_mean(x, count):
     return float((x.sum(axis=(0, 1)) / count * weights((4,))).sum())
 

@@ -160,6 +160,8 @@ _GRAPH = {
     "call counts the first again",
     "reset_leaves": "backward() resets the leaves' gradients too: only intermediate gradients are reset, a leaf's "
     "gradient accumulates across calls",
+    "output_not_reset": "backward() resets every intermediate gradient but the output's, whose seed then adds up "
+    "across calls: the output's gradient is reset too (to its seed)",
     "reset_inverted": "backward() resets the leaves' gradients and not the intermediates': the other way round, a "
     "leaf's gradient accumulates across calls and an intermediate's starts from zero on each",
 }
@@ -425,7 +427,7 @@ def _simple(r: float) -> bool:
 def explain_forward(f, inputs, got) -> str:
     """A hint naming the forward bug that gives exactly the value ``got``, or ""."""
     try:
-        _, state = faults.run(f, inputs, backward=False)
+        right, state = faults.run(f, inputs, backward=False)
     except Exception:
         return ""
     matches = []
@@ -434,7 +436,9 @@ def explain_forward(f, inputs, got) -> str:
             outcome, _ = faults.run(f, inputs, Setting(fault), backward=False)
         except Exception:
             continue
-        if outcome.value is not None and _same_or_both_nan(got, outcome.value):
+        if outcome.value is None or _same_or_both_nan(outcome.value, right.value):
+            continue  # a bug that changes nothing here explains nothing (a value a hair off the right one)
+        if _same_or_both_nan(got, outcome.value):
             matches.append(fault)
     return word(matches, "your result is") if matches else ""
 

@@ -118,6 +118,7 @@ GRAPH_FAULTS = (
     ("no_reset", "reset", "calls"),
     ("reset_leaves", "reset", "calls"),
     ("reset_inverted", "reset", "calls"),  # `if not node._parents`: the leaves reset, the intermediates never
+    ("output_not_reset", "reset", "calls"),  # `if node._parents and node is not self`: the output keeps counting
 )
 
 # How each derived operation may be written, the first being this engine's default.
@@ -406,7 +407,7 @@ class Run:
         unique = list({id(n): n for n in order}.values())
         if variant != "no_reset":
             for node in unique:
-                if variant == "reset_inverted" and node.parents:
+                if (variant == "reset_inverted" and node.parents) or (variant == "output_not_reset" and node is out):
                     continue
                 if node.parents or variant in ("reset_leaves", "reset_inverted"):
                     node.grad = np.zeros(node.data.shape)

@@ -277,6 +277,9 @@ def test_value_pow_rejects_a_variable_exponent():
     base, exponent = lab.Value(2.0), lab.Value(3.0)  # outside: only ** may raise the TypeError
     with raises(TypeError, "Value(2.0) ** Value(3.0)"):
         base**exponent  # noqa: B018 - the operation is the test
+    # "anything else" than an int or a float: an array too, not only a Value
+    with raises(TypeError, "Value(2.0) ** np.array(3.0)"):
+        base ** given(np.array(3.0))  # noqa: B018 - the operation is the test
 
 
 @graded(
@@ -396,18 +399,18 @@ def test_backward_with_explicit_seed():
 
 
 def product_of_two_tensors() -> list:
-    """x * w with w a tensor too, as a diagnosis's evidence (``also``), or none if it cannot be read: a
+    """x * x, both operands tensors, as a diagnosis's evidence (``also``), or none if it cannot be read: a
     requires_grad test of the wrong operand passes x nothing in x * 2.0 alone, a product outside the graph
-    or a seed set too late pass nothing in both."""
+    or a seed set too late pass nothing in both (and x * x gives a rule its own value and the other's alike)."""
     try:
-        x, w = lab.Tensor(given([1.0, 2.0, 3.0])), lab.Tensor(given([2.0, 2.0, 2.0]))
-        (x * w).backward(given(np.ones(3)))
-        grads = [as_array(take(), "a gradient") for take in read_each([(x, "grad"), (w, "grad")])]
+        x = lab.Tensor(given([1.0, 2.0, 3.0]))
+        (x * x).backward(given(np.ones(3)))
+        grads = [as_array(read_each([(x, "grad")])[0](), "a gradient")]
     except WorkerFailure:  # the test's verdict, not the evidence's
         raise
     except Exception:  # noqa: BLE001 - what cannot be read is no evidence
         return []
-    return [(lambda x, w: x * w, [[1.0, 2.0, 3.0], [2.0, 2.0, 2.0]], grads)]
+    return [(lambda x: x * x, [[1.0, 2.0, 3.0]], grads)]
 
 
 def weighted(out, seed=7):
@@ -491,13 +494,13 @@ GRADCHECK_CASES = {
         "put the summed axis back (size 1) before broadcasting the gradient",
     ),
     "sum_tuple_and_negative_axes": (
-        lambda a: weighted(a.sum(axis=(0, 2))) + weighted(a.sum(axis=-1), seed=8),
+        lambda a: weighted(a.sum(axis=(0, -1))) + weighted(a.sum(axis=-1), seed=8),  # a negative axis in a tuple too
         [normal(2, 3, 4)],
         "normalise negative and tuple axes before expanding them",
     ),
     # Not only leading axes: a gradient broadcast without the averaged axes put back fails here.
     "mean_over_two_axes": (
-        lambda a: weighted(a.mean(axis=(0, 2))) + a.mean() * 3.0,  # and over every axis: N is all 24 entries
+        lambda a: weighted(a.mean(axis=(0, -1))) + a.mean() * 3.0,  # and over every axis: N is all 24 entries
         [normal(2, 3, 4)],
         "a mean over N entries is the sum times 1/N",
     ),
@@ -596,6 +599,14 @@ def test_broadcast_gradients_have_operand_shapes():
     expect_shape(grad_b.shape, (1, 4), "(3, 1) * (1, 4): the (1, 4) operand's gradient", UNBROADCAST)
     expect_close(grad_a, np.full((3, 1), normal(1, 4, seed=1).sum()), "(3, 1) operand's gradient", atol=1e-12)
     expect_close(grad_b, np.full((1, 4), normal(3, 1).sum()), "(1, 4) operand's gradient", atol=1e-12)
+    # A 0-d operand against a vector: its gradient is the sum of the vector's, with shape ()
+    check_tensor_gradients(
+        lab.Tensor,
+        lambda s, v: weighted(s * v),
+        [np.array(2.0), normal(3, seed=1)],
+        "Tensor () * (3,)",
+        hint="a 0-d operand is broadcast to the other's shape too: its gradient is summed back to shape ()",
+    )
     # (3, 1) against (2, 3, 4): pad to (1, 3, 1) on the left, then sum axes 0 and 2.
     check_tensor_gradients(
         lab.Tensor,

@@ -736,7 +736,7 @@ def ceiling(xs):
     return 2 / float(np.linalg.eigvalsh(hessian)[-1])
 
 
-CEILING_INPUTS = (XS, [-1.0, 0.5, 2.0, 4.5], [10.0, 11.0, 12.5])
+CEILING_INPUTS = (XS, [-1.0, 0.5, 2.0, 4.5], [10.0, 11.0, 12.5], [2.0])  # one point too: n = 1
 
 
 @graded(task="ceiling", points=4, hint="2 divided by the LARGEST eigenvalue of the Hessian (2/n)[[Σx², Σx], [Σx, n]]")

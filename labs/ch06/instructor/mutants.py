@@ -439,6 +439,7 @@ MUTANTS = [
         old="else np.zeros(self.data.shape)",
         new="else 0.0",
         caught_by={
+            "test_broadcast_gradients_have_operand_shapes",
             "test_deep_graph_does_not_recurse",
             "test_exercise_d_sum_backward_restores_the_axis[3x4]",
             "test_exercise_d_sum_backward_restores_the_axis[4x4_square]",
@@ -2500,6 +2501,78 @@ MUTANTS = [
             "test_tensor_used_twice_gets_all_contributions[x + x*x]",
             "test_tensor_used_twice_gets_all_contributions[x.exp() * x.tanh() + x.log()]",
             "test_tensor_used_twice_gets_all_contributions[x.relu() * x ** 2]",
+        },
+    ),
+    Mutant(
+        name="tensor_axes_normalises_only_an_int",
+        kind="axis",
+        bug=(
+            "_axes turns a negative int into a non-negative axis but returns a tuple as given: mean(axis=(0, -1)) "
+            "keeps the -1"
+        ),
+        within="_axes",
+        old="    if isinstance(axis, int):\n        axis = (axis,)\n",
+        new="    if isinstance(axis, int):\n        return (axis % ndim,)\n    return tuple(axis)\n",
+        caught_by={
+            "test_tensor_gradcheck[mean_over_two_axes]",
+        },
+    ),
+    Mutant(
+        name="tensor_unbroadcast_skips_0d_operands",
+        kind="unbroadcast",
+        bug=(
+            '_unbroadcast returns the gradient as it is for a 0-d operand ("a scalar broadcasts by itself"): its '
+            "gradient keeps the other's shape"
+        ),
+        within="_unbroadcast",
+        old="    if grad.shape == shape:\n",
+        new="    if grad.shape == shape or shape == ():  # a scalar broadcasts by itself\n",
+        caught_by={
+            "test_broadcast_gradients_have_operand_shapes",
+        },
+    ),
+    Mutant(
+        name="value_pow_refuses_only_a_value_exponent",
+        kind="raises",
+        bug="Value.__pow__ raises TypeError only for a Value exponent: an array exponent is taken",
+        within="Value.__pow__",
+        old='if isinstance(k, bool) or not isinstance(k, (int, float)):\n            raise TypeError(f"Value',
+        new='if isinstance(k, Value):\n            raise TypeError(f"Value',
+        caught_by={
+            "test_value_pow_rejects_a_variable_exponent",
+        },
+    ),
+    Mutant(
+        name="tensor_log_forward_adds_an_epsilon",
+        kind="stability",
+        bug="Tensor.log computes np.log(x + 1e-8) to avoid log(0): every value is a hair off",
+        within="Tensor.log",
+        old='out = Tensor(np.log(self.data), (self,), "log")',
+        new='out = Tensor(np.log(self.data + 1e-8), (self,), "log")',
+        caught_by={
+            "test_exercise_f_composed_softmax_and_cross_entropy",
+            "test_tensor_gradcheck[log]",
+            "test_tensor_random_graphs",
+            "test_tensor_used_twice_gets_all_contributions[x.exp() * x.tanh() + x.log()]",
+        },
+        named=False,
+    ),
+    Mutant(
+        name="tensor_backward_keeps_the_output_s_gradient",
+        kind="reset",
+        bug=(
+            "Tensor.backward resets every intermediate gradient but the output's (node is not self), whose seed then "
+            "adds up across calls"
+        ),
+        within="Tensor.backward",
+        old="            if node._parents:  # intermediate results are recomputed from scratch on each call (_receive)",
+        new=(
+            "            if node._parents and node is not self:  # intermediate results are recomputed from scratch "
+            "on each call (_receive)"
+        ),
+        caught_by={
+            "test_backward_accumulates_on_leaves_only",
+            "test_deep_graph_does_not_recurse",
         },
     ),
 ]
