@@ -286,6 +286,21 @@ def test_hidden_softmax_of_computed_logits_of_other_lengths():
             rtol=1e-9,
             hint=THROUGH,
         )
+    # The probabilities are Values of the graph too: probs[1]'s backward reaches the logits, p1 * (one_hot(1) - p)
+    logits = [lab.Value(v) for v in (2.0, 1.0, 0.1)]
+    p1 = list(lab.softmax_cross_entropy(logits, 0)[0])[1]
+    p1.backward()
+    reads = read_each([(v, "grad") for v in logits])
+    got = np.array([as_float(take(), f"logit {i}'s .grad after probs[1].backward()") for i, take in enumerate(reads)])
+    right = softmax([2.0, 1.0, 0.1])
+    expect_close(
+        got,
+        right[1] * (np.eye(3)[1] - right),
+        "logits (2, 1, 0.1): their gradient after probs[1].backward()",
+        atol=1e-12,
+        hint="probs are built from the logits (each exp(z - m) / total, Values of the graph): a probability made "
+        "as Value(e.data / total.data) is outside the graph, and passes nothing back",
+    )
 
 
 @graded(
