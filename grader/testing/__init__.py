@@ -27,7 +27,7 @@ from grader.testing.gradients import (
 )
 from grader.testing.marks import graded, searching
 from grader.testing.numeric import numerical_gradient
-from grader.testing.remote import beside, constant, given, read_each, read_many, recorded
+from grader.testing.remote import beside, constant, given, probe, read_each, read_many, recorded
 from grader.testing.shapes import shape_of
 from grader.testing.spec import SpecScalar, SpecTensor
 
@@ -56,6 +56,7 @@ __all__ = [
     "numerical_gradient",
     "raises",
     "given",
+    "probe",
     "read_each",
     "read_floats",
     "read_many",

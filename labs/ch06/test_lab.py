@@ -32,6 +32,7 @@ from grader.testing import (
     fail,
     given,
     graded,
+    probe,
     raises,
     read_each,
     read_floats,
@@ -46,7 +47,6 @@ from grader.testing.graphs import (
     scalar_graphs,
     tensor_graphs,
 )
-from grader.verdicts import WorkerFailure
 from labs.ch06 import audits, loops
 from labs.ch06.xor_mlp import train_xor
 
@@ -402,15 +402,14 @@ def product_of_two_tensors() -> list:
     """x * x, both operands tensors, as a diagnosis's evidence (``also``), or none if it cannot be read: a
     requires_grad test of the wrong operand passes x nothing in x * 2.0 alone, a product outside the graph
     or a seed set too late pass nothing in both (and x * x gives a rule its own value and the other's alike)."""
-    try:
+
+    def gradient():
         x = lab.Tensor(given([1.0, 2.0, 3.0]))
         (x * x).backward(given(np.ones(3)))
-        grads = [as_array(read_each([(x, "grad")])[0](), "a gradient")]
-    except WorkerFailure:  # the test's verdict, not the evidence's
-        raise
-    except Exception:  # noqa: BLE001 - what cannot be read is no evidence
-        return []
-    return [(lambda x: x * x, [[1.0, 2.0, 3.0]], grads)]
+        return as_array(read_each([(x, "grad")])[0](), "a gradient")
+
+    got = probe(gradient)
+    return [] if got is None else [(lambda x: x * x, [[1.0, 2.0, 3.0]], [got])]
 
 
 def weighted(out, seed=7):

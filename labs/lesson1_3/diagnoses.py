@@ -16,7 +16,7 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from grader.testing import as_float, fail, read_floats
+from grader.testing import as_float, fail, probe, read_floats
 from grader.testing.remote import sync
 from grader.verdicts import WorkerFailure
 
@@ -25,19 +25,6 @@ def near(got, expected, rel: float = 1e-9) -> bool:
     """Equal but for rounding: the same arithmetic, perhaps in another order."""
     got, expected = np.asarray(got, dtype=np.float64), np.asarray(expected, dtype=np.float64)
     return got.shape == expected.shape and bool(np.allclose(got, expected, rtol=rel, atol=1e-12))
-
-
-def probe(thunk):
-    """``thunk()``, every operation of the code under test it started finished; None if one raised.
-    A worker that timed out or crashed is the test's verdict, not a probe's answer."""
-    try:
-        value = thunk()
-        sync()
-        return value
-    except WorkerFailure:
-        raise
-    except Exception:
-        return None
 
 
 # ---------------------------------------------------------------------------
@@ -522,9 +509,11 @@ def without_zeroing(got, zeroed) -> str:
 # ---------------------------------------------------------------------------
 
 
-def _hessian(xs, bb=None) -> np.ndarray:
+def _hessian(xs, bb=None, ww=None, n=None) -> np.ndarray:
+    """(2/n)[[Σx², Σx], [Σx, n]], n = len(xs); ``bb``, ``ww``, ``n``: a wrong b-b entry, w-w entry or n instead."""
     x = np.asarray(xs, dtype=np.float64)
-    return (2 / len(x)) * np.array([[x @ x, x.sum()], [x.sum(), len(x) if bb is None else bb]])
+    n = len(x) if n is None else n
+    return (2 / n) * np.array([[x @ x if ww is None else ww, x.sum()], [x.sum(), n if bb is None else bb]])
 
 
 def _largest(h) -> float:
@@ -565,20 +554,15 @@ CEILINGS = [
         "the Hessian's b-b entry is (2/n) x n = 2: yours puts 1 where n belongs",
     ),
     (
-        lambda xs: 2 / _largest(_hessian(xs) + (2 / len(xs)) * np.diag([np.sum(xs) ** 2 - np.dot(xs, xs), 0.0])),
+        lambda xs: 2 / _largest(_hessian(xs, ww=float(np.sum(xs)) ** 2)),
         "the Hessian's w-w entry is (2/n) Σx², the sum of the squares: yours squares the sum, (Σx)²",
     ),
     (
-        lambda xs: 2 / _largest(_hessian_of_four(xs)),
+        lambda xs: 2 / _largest(_hessian(xs, n=4)),
         "the Hessian (2/n)[[Σx², Σx], [Σx, n]] takes n = len(xs): yours is 4 whatever the data (the lesson's "
         "four points)",
     ),
 ]
-
-
-def _hessian_of_four(xs) -> np.ndarray:
-    x = np.asarray(xs, dtype=np.float64)
-    return (2 / 4) * np.array([[x @ x, x.sum()], [x.sum(), 4.0]])
 
 
 def ceiling(inputs, got) -> str:
